@@ -1,0 +1,10 @@
+"""The certification suite's pytest plugins, one module per job (see ARCHITECTURE.md)."""
+
+pytest_plugins = [
+    "fixtures.options",
+    "fixtures.target",
+    "fixtures.evidence",
+    "fixtures.scene",
+    "steps.common",
+    "steps.sicbo",
+]

@@ -1,0 +1,22 @@
+"""Adapters: how the harness talks to a target. Steps use only the TargetAdapter protocol."""
+
+from livecert.adapters.base import TargetAdapter
+from livecert.adapters.errors import AdapterError, CredentialsError, Refused, TargetError
+from livecert.adapters.evidence import Exchange, ExchangeRecorder
+from livecert.adapters.http import HttpAdapter
+from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
+
+__all__ = [
+    "AdapterError",
+    "BetView",
+    "CredentialsError",
+    "Exchange",
+    "ExchangeRecorder",
+    "HttpAdapter",
+    "PlayerHandle",
+    "Refused",
+    "RoundView",
+    "TargetAdapter",
+    "TargetError",
+    "TargetInfo",
+]

@@ -1,0 +1,36 @@
+"""What can go wrong talking to a target, as narrow exceptions the steps and reports tell apart."""
+
+
+class AdapterError(Exception):
+    """Root of the adapter's errors."""
+
+
+class TargetError(AdapterError):
+    """The target cannot be certified right now: unreachable, timed out, 5xx, or not JSON.
+
+    Not a finding about the rules: the run stops and the verdict is `incomplete`.
+    """
+
+    def __init__(self, operation: str, message: str, request: str = "") -> None:
+        text = f"target error during {operation}: {message}"
+        if request:
+            text += f" (request: {request})"
+        super().__init__(text)
+        self.operation = operation
+        self.detail = message
+        self.request = request
+
+
+class CredentialsError(TargetError):
+    """The target refused the credentials the harness was given."""
+
+
+class Refused(AdapterError):
+    """The target refused an action with its error body (a 4xx): code and message kept."""
+
+    def __init__(self, operation: str, status: int, code: str, message: str) -> None:
+        super().__init__(f"{operation} refused ({status} {code}): {message}")
+        self.operation = operation
+        self.status = status
+        self.code = code
+        self.message = message

@@ -1,0 +1,102 @@
+"""Every request and response the harness exchanges with a target, kept as evidence.
+
+A lab must be able to replay what the harness did. Each exchange is recorded with its method,
+URL, body, status, answer and timing, and can be rendered as a curl command; credentials are
+replaced by the role's environment variable so a report never leaks a token.
+"""
+
+import json
+import shlex
+import threading
+from dataclasses import asdict, dataclass
+
+_BODY_LIMIT = 256_000
+
+
+@dataclass
+class Exchange:
+    """One request to the target and what came back (or why nothing did)."""
+
+    seq: int
+    operation: str
+    role: str
+    method: str
+    url: str
+    request_body: str | None
+    status: int | None
+    response_body: str | None
+    elapsed_ms: float
+    error: str | None = None
+    idempotency_key: str | None = None
+
+    def as_curl(self) -> str:
+        """The exchange as a curl command; the token comes from the role's variable."""
+        variable = {"operator": "LIVECERT_OPERATOR_TOKEN", "dealer": "LIVECERT_DEALER_TOKEN"}.get(
+            self.role, "PLAYER_TOKEN"
+        )
+        parts = ["curl", "-sS", "-X", self.method, shlex.quote(self.url)]
+        if self.role != "anonymous":
+            parts += ["-H", f'"Authorization: Bearer ${variable}"']
+        if self.idempotency_key:
+            parts += ["-H", shlex.quote(f"Idempotency-Key: {self.idempotency_key}")]
+        if self.request_body is not None:
+            parts += [
+                "-H",
+                "'Content-Type: application/json'",
+                "--data",
+                shlex.quote(self.request_body),
+            ]
+        return " ".join(parts)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def clip(text: str | None) -> str | None:
+    if text is None or len(text) <= _BODY_LIMIT:
+        return text
+    return text[:_BODY_LIMIT] + f"... [{len(text) - _BODY_LIMIT} more characters]"
+
+
+class ExchangeRecorder:
+    """Keeps exchanges in order until a scenario takes them as its evidence."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._exchanges: list[Exchange] = []
+        self.count = 0
+
+    def next_seq(self) -> int:
+        with self._lock:
+            self.count += 1
+            return self.count
+
+    def add(self, exchange: Exchange) -> None:
+        with self._lock:
+            self._exchanges.append(exchange)
+
+    def drain(self) -> list[Exchange]:
+        """Hand over the exchanges recorded so far and forget them (one scenario's worth)."""
+        with self._lock:
+            taken, self._exchanges = self._exchanges, []
+            return taken
+
+
+def exchanges_as_text(exchanges: list[Exchange]) -> str:
+    """A readable transcript: one block per exchange with its curl reproduction."""
+    blocks = []
+    for ex in exchanges:
+        head = f"#{ex.seq} {ex.operation} ({ex.role}) {ex.method} {ex.url}"
+        lines = [head, f"  {ex.as_curl()}"]
+        if ex.request_body is not None:
+            lines.append(f"  request: {ex.request_body}")
+        if ex.error:
+            lines.append(f"  error: {ex.error}")
+        else:
+            lines.append(f"  -> {ex.status} in {ex.elapsed_ms:.1f} ms: {ex.response_body}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def exchanges_as_json(exchanges: list[Exchange]) -> str:
+    return json.dumps([ex.as_dict() | {"curl": ex.as_curl()} for ex in exchanges], indent=1)

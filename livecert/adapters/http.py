@@ -1,0 +1,397 @@
+"""The canonical adapter: the certification contract over HTTP with one requests.Session.
+
+One keep-alive session for the whole run, explicit timeouts on every request, retries only where
+re-sending cannot apply a bet twice, every exchange recorded and every answer validated against
+the contract.
+"""
+
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter as _PoolAdapter
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+
+from livecert.adapters.errors import CredentialsError, Refused, TargetError
+from livecert.adapters.evidence import Exchange, ExchangeRecorder, clip
+from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
+from livecert.contract import Contract, load_contract
+from livecert.rules.money import MoneyError, parse_money
+
+DEFAULT_TIMEOUT = (5.0, 30.0)  # (connect, read) seconds
+CONNECT_RETRIES = 2
+
+
+def _money(value: Any, where: str) -> Decimal:
+    try:
+        return parse_money(value)
+    except MoneyError as error:
+        raise TargetError(where, str(error)) from None
+
+
+def _optional_money(value: Any, where: str) -> Decimal | None:
+    return None if value is None else _money(value, where)
+
+
+def _never_sent(error: requests.RequestException) -> bool:
+    """True when the request cannot have reached the target (no connection was made)."""
+    if isinstance(error, requests.ConnectTimeout):
+        return True
+    pending: list[BaseException] = [error]
+    seen: set[int] = set()
+    while pending:
+        exc = pending.pop()
+        if id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        if isinstance(exc, NewConnectionError | ConnectTimeoutError):
+            return True
+        linked = (exc.__cause__, exc.__context__, getattr(exc, "reason", None), *exc.args)
+        pending.extend(e for e in linked if isinstance(e, BaseException))
+    return False
+
+
+class HttpAdapter:
+    """Drives a target that serves the certification contract."""
+
+    def __init__(
+        self,
+        base_url: str,
+        operator_token: str,
+        dealer_token: str,
+        timeout: tuple[float, float] = DEFAULT_TIMEOUT,
+        contract: Contract | None = None,
+        recorder: ExchangeRecorder | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._tokens = {"operator": operator_token, "dealer": dealer_token}
+        self.timeout = timeout
+        self.contract = contract or load_contract()
+        self.recorder = recorder or ExchangeRecorder()
+        self._session = requests.Session()
+        self._session.mount("http://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
+        self._session.mount("https://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
+        self._session.headers.update(
+            {"Accept": "application/json", "User-Agent": "livecert-harness"}
+        )
+
+    # -- transport -------------------------------------------------------------------------------
+
+    def _call(
+        self,
+        operation: str,
+        method: str,
+        path: str,
+        *,
+        role: str,
+        token: str | None = None,
+        body: Any = None,
+        params: dict[str, str] | None = None,
+        idempotency_key: str | None = None,
+        resend_safe: bool = True,
+    ) -> Any:
+        """Send one request; answer the parsed JSON body of a 2xx, raise Refused on a 4xx."""
+        url = self.base_url + path
+        headers: dict[str, str] = {}
+        token = token if token is not None else self._tokens.get(role)
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        if idempotency_key:
+            headers["Idempotency-Key"] = idempotency_key
+        data = None
+        if body is not None:
+            data = json.dumps(body, separators=(",", ":"))
+            headers["Content-Type"] = "application/json"
+        full_url = url if not params else requests.Request("GET", url, params=params).prepare().url
+        attempt = 0
+        while True:
+            attempt += 1
+            seq = self.recorder.next_seq()
+            started = time.perf_counter()
+            try:
+                response = self._session.request(
+                    method, url, data=data, headers=headers, params=params, timeout=self.timeout
+                )
+            except requests.RequestException as error:
+                elapsed = (time.perf_counter() - started) * 1000
+                message = self._describe(error)
+                self.recorder.add(
+                    Exchange(
+                        seq,
+                        operation,
+                        role,
+                        method,
+                        full_url,
+                        data,
+                        None,
+                        None,
+                        elapsed,
+                        message,
+                        idempotency_key,
+                    )
+                )
+                retry = attempt <= CONNECT_RETRIES and (
+                    _never_sent(error)
+                    or (resend_safe and isinstance(error, requests.ConnectionError))
+                )
+                if retry:
+                    time.sleep(0.2 * attempt)
+                    continue
+                raise TargetError(operation, message, f"{method} {full_url}") from None
+            break
+        elapsed = (time.perf_counter() - started) * 1000
+        text = response.text
+        self.recorder.add(
+            Exchange(
+                seq,
+                operation,
+                role,
+                method,
+                full_url,
+                data,
+                response.status_code,
+                clip(text),
+                elapsed,
+                None,
+                idempotency_key,
+            )
+        )
+        status = response.status_code
+        if status >= 500:
+            raise TargetError(
+                operation, f"answered {status}: {text[:300]!r}", f"{method} {full_url}"
+            )
+        try:
+            parsed = response.json()
+        except ValueError:
+            raise TargetError(
+                operation,
+                f"answered {status} with a body that is not JSON: {text[:300]!r}",
+                f"{method} {full_url}",
+            ) from None
+        self.contract.check_response(method, path, status, parsed)
+        if status >= 400:
+            error = parsed.get("error", {}) if isinstance(parsed, dict) else {}
+            raise Refused(operation, status, str(error.get("code")), str(error.get("message")))
+        if status >= 300:
+            raise TargetError(operation, f"answered {status}", f"{method} {full_url}")
+        return parsed
+
+    def _describe(self, error: requests.RequestException) -> str:
+        if isinstance(error, requests.ConnectTimeout):
+            return f"no connection within {self.timeout[0]:g} s to {self.base_url}"
+        if isinstance(error, requests.ReadTimeout):
+            return f"no answer within {self.timeout[1]:g} s"
+        if isinstance(error, requests.ConnectionError):
+            if _never_sent(error):
+                return f"cannot connect to {self.base_url} (is the server running?)"
+            return f"the connection to {self.base_url} broke: {type(error).__name__}"
+        return f"{type(error).__name__}: {error}"
+
+    def close(self) -> None:
+        self._session.close()
+
+    # -- converting answers ----------------------------------------------------------------------
+
+    @staticmethod
+    def _bet(raw: dict) -> BetView:
+        where = f"bet {raw.get('bet_id')}"
+        return BetView(
+            bet_id=raw["bet_id"],
+            round_id=raw["round_id"],
+            player_id=raw["player_id"],
+            selection=raw["selection"],
+            stake=_money(raw["stake"], where),
+            status=raw["status"],
+            outcome=raw.get("outcome"),
+            win=_optional_money(raw.get("win"), where),
+            returned=_optional_money(raw.get("returned"), where),
+        )
+
+    def _round(self, raw: dict) -> RoundView:
+        return RoundView(
+            round_id=raw["round_id"],
+            table_id=raw["table_id"],
+            game=raw["game"],
+            state=raw["state"],
+            result=raw.get("result"),
+            bets=tuple(self._bet(b) for b in raw.get("bets", [])),
+            events=tuple(raw.get("events", [])),
+        )
+
+    # -- info and credentials --------------------------------------------------------------------
+
+    def info(self) -> TargetInfo:
+        raw = self._call(
+            "read the implementation's declarations", "GET", "/v1/info", role="anonymous", token=""
+        )
+        return TargetInfo(
+            name=raw["implementation"]["name"],
+            version=raw["implementation"]["version"],
+            contract_version=raw["contract_version"],
+            games=tuple(raw["games"]),
+            currency=raw["currency"],
+            minor_unit=raw["minor_unit"],
+            rounding=raw["rounding"],
+            max_rtp={g: _money(v, "info.max_rtp") for g, v in raw["max_rtp"].items()},
+            capabilities=tuple(raw.get("capabilities", [])),
+        )
+
+    def check_credentials(self) -> None:
+        for role in ("operator", "dealer"):
+            try:
+                who = self._call(f"check the {role} credentials", "GET", "/v1/whoami", role=role)
+            except Refused as refused:
+                raise CredentialsError(
+                    f"check the {role} credentials",
+                    f"the target refused the {role} token ({refused.status} {refused.code}: "
+                    f"{refused.message}); pass the right one with --{role}-token or "
+                    f"LIVECERT_{role.upper()}_TOKEN",
+                ) from None
+            if who.get("role") != role:
+                raise CredentialsError(
+                    f"check the {role} credentials",
+                    f"the {role} token stands for role {who.get('role')!r} on the target",
+                )
+
+    # -- operator --------------------------------------------------------------------------------
+
+    def create_player(self, balance: Decimal) -> PlayerHandle:
+        raw = self._call(
+            "create a test player",
+            "POST",
+            "/v1/players",
+            role="operator",
+            body={"balance": format(balance, "f")},
+        )
+        return PlayerHandle(raw["player_id"], raw["token"])
+
+    def create_table(self, game: str) -> str:
+        raw = self._call(
+            f"create a {game} table", "POST", "/v1/tables", role="operator", body={"game": game}
+        )
+        return raw["table_id"]
+
+    # -- dealer ----------------------------------------------------------------------------------
+
+    def open_round(self, table_id: str, countdown_ms: int | None = None) -> RoundView:
+        body = {} if countdown_ms is None else {"countdown_ms": countdown_ms}
+        return self._round(
+            self._call(
+                "open a round",
+                "POST",
+                f"/v1/tables/{table_id}/rounds",
+                role="dealer",
+                body=body,
+                resend_safe=False,
+            )
+        )
+
+    def close_betting(self, round_id: str) -> RoundView:
+        return self._round(
+            self._call(
+                "close betting", "POST", f"/v1/rounds/{round_id}/close", role="dealer", body={}
+            )
+        )
+
+    def enter_result(self, round_id: str, outcome: Sequence[int] | Sequence[str]) -> RoundView:
+        values = list(outcome)
+        body = {"tokens": values} if values and isinstance(values[0], str) else {"dice": values}
+        return self._round(
+            self._call(
+                "enter the result",
+                "POST",
+                f"/v1/rounds/{round_id}/result",
+                role="dealer",
+                body=body,
+                resend_safe=False,
+            )
+        )
+
+    def record_reshake(self, round_id: str, reason: str) -> RoundView:
+        return self._round(
+            self._call(
+                "record a re-shake",
+                "POST",
+                f"/v1/rounds/{round_id}/reshakes",
+                role="dealer",
+                body={"reason": reason},
+                resend_safe=False,
+            )
+        )
+
+    def dealer_action(self, round_id: str, action: str, reason: str | None = None) -> RoundView:
+        """pause, resume, cancel or void a round."""
+        body = {} if reason is None else {"reason": reason}
+        return self._round(
+            self._call(
+                f"{action} the round",
+                "POST",
+                f"/v1/rounds/{round_id}/{action}",
+                role="dealer",
+                body=body,
+                resend_safe=False,
+            )
+        )
+
+    # -- player ----------------------------------------------------------------------------------
+
+    def place_bets(
+        self,
+        player: PlayerHandle,
+        round_id: str,
+        bets: Sequence[tuple[str, Decimal]],
+        idempotency_key: str | None = None,
+    ) -> list[BetView]:
+        body = {"bets": [{"selection": code, "stake": format(stake, "f")} for code, stake in bets]}
+        raw = self._call(
+            f"place {len(bets)} bet(s)",
+            "POST",
+            f"/v1/rounds/{round_id}/bets",
+            role="player",
+            token=player.token,
+            body=body,
+            idempotency_key=idempotency_key or f"livecert-{uuid.uuid4()}",
+        )
+        return [self._bet(b) for b in raw["bets"]]
+
+    def get_round(self, round_id: str, player: PlayerHandle | None = None) -> RoundView:
+        role, token = ("player", player.token) if player else ("dealer", None)
+        return self._round(
+            self._call("read the round", "GET", f"/v1/rounds/{round_id}", role=role, token=token)
+        )
+
+    def balance(self, player: PlayerHandle) -> Decimal:
+        raw = self._call("read the balance", "GET", "/v1/player", role="player", token=player.token)
+        return _money(raw["balance"], "player.balance")
+
+    def withdraw_bet(self, player: PlayerHandle, bet_id: str) -> None:
+        self._call(
+            "withdraw a bet",
+            "DELETE",
+            f"/v1/bets/{bet_id}",
+            role="player",
+            token=player.token,
+            resend_safe=False,
+        )
+
+    def bet_record(self, player: PlayerHandle, round_id: str | None = None) -> list[BetView]:
+        raw = self._call(
+            "read the bet record",
+            "GET",
+            "/v1/player/bets",
+            role="player",
+            token=player.token,
+            params={"round_id": round_id} if round_id else None,
+        )
+        return [self._bet(b) for b in raw["bets"]]
+
+    def statistics(self, table_id: str) -> list[dict]:
+        raw = self._call(
+            "read the statistics chart", "GET", f"/v1/tables/{table_id}/statistics", role="dealer"
+        )
+        return list(raw["results"])

@@ -1,0 +1,61 @@
+"""The target as the steps see it: plain values with exact money, whatever the wire format."""
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    """What an implementation declares about itself (GET /v1/info)."""
+
+    name: str
+    version: str
+    contract_version: str
+    games: tuple[str, ...]
+    currency: str
+    minor_unit: int
+    rounding: str
+    max_rtp: dict[str, Decimal]
+    capabilities: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlayerHandle:
+    """A test player and the credential that acts for them."""
+
+    player_id: str
+    token: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class BetView:
+    """One bet as the target reports it."""
+
+    bet_id: str
+    round_id: str
+    player_id: str
+    selection: str
+    stake: Decimal
+    status: str
+    outcome: str | None
+    win: Decimal | None
+    returned: Decimal | None
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """A round as the target reports it."""
+
+    round_id: str
+    table_id: str
+    game: str
+    state: str
+    result: dict | None
+    bets: tuple[BetView, ...]
+    events: tuple[dict, ...] = ()
+
+    def bet(self, bet_id: str) -> BetView:
+        for bet in self.bets:
+            if bet.bet_id == bet_id:
+                return bet
+        raise KeyError(f"bet_id={bet_id!r} is not in round {self.round_id}")

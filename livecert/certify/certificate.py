@@ -1,0 +1,213 @@
+"""Turn a run record into the certificate: the verdict and every clause's status, with evidence.
+
+The verdict is `non-compliant` when any clause in scope failed, `incomplete` when the target
+failed under the run (unreachable, 5xx, contract violation), the harness itself erred, or a
+clause in scope was not proven by any scenario, and `compliant` only when every clause in scope
+passed.
+"""
+
+from collections import defaultdict
+from datetime import UTC, datetime
+from typing import Any
+
+from livecert import __version__
+from livecert.certify.scope import (
+    NOT_CERTIFIABLE,
+    OUT_OF_SCOPE_REASON,
+    clauses_in_scope,
+    sections_for,
+)
+from livecert.contract import load_contract
+from livecert.rules import load_catalogue, load_paytable, rules_documents
+from livecert.rules.catalogue import catalogue_sha256
+
+OUTCOMES_PER_GAME = {"sicbo": 216, "xocdia": 16}
+
+
+def _clause_statuses(
+    scenarios: list[dict], in_scope: list[str], sections: tuple[str, ...]
+) -> dict[str, dict[str, Any]]:
+    catalogue = load_catalogue()
+    tally: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"scenarios": 0, "passed": 0, "failed": [], "errors": [], "skipped": []}
+    )
+    for s in scenarios:
+        for clause in s["clauses"]:
+            entry = tally[clause]
+            entry["scenarios"] += 1
+            if s["outcome"] == "passed":
+                entry["passed"] += 1
+            elif s["outcome"] == "failed":
+                attributed = s.get("failed_clauses")
+                if attributed is None or clause in attributed:
+                    entry["failed"].append(s["name"])
+                else:
+                    entry["passed"] += 1  # the failure is evidence against other clauses
+            elif s["outcome"] == "skipped":
+                entry["skipped"].append(s.get("skip_reason") or s["name"])
+            else:
+                entry["errors"].append(f"{s['name']}: {s.get('message')}")
+    statuses: dict[str, dict[str, Any]] = {}
+    for clause_id, clause in catalogue.items():
+        if clause.section not in sections:
+            continue
+        entry = tally.get(clause_id)
+        row: dict[str, Any] = {
+            "text": clause.text,
+            "section": clause.section,
+            "catalogue_line": clause.line,
+            "in_scope": clause_id in in_scope,
+            "scenarios": entry["scenarios"] if entry else 0,
+            "failed_scenarios": entry["failed"] if entry else [],
+        }
+        if entry and entry["failed"]:
+            row["status"] = "failed"
+        elif entry and entry["passed"] and not entry["errors"]:
+            row["status"] = "passed"
+        else:
+            row["status"] = "not-tested"
+            if clause_id in NOT_CERTIFIABLE:
+                row["reason"] = NOT_CERTIFIABLE[clause_id]
+            elif clause_id not in in_scope:
+                row["reason"] = OUT_OF_SCOPE_REASON
+            elif entry and entry["errors"]:
+                row["reason"] = "error: " + entry["errors"][0]
+            elif entry and entry["skipped"]:
+                row["reason"] = "skipped: " + entry["skipped"][0]
+            else:
+                row["reason"] = "no scenario proving it was run"
+        statuses[clause_id] = row
+    return statuses
+
+
+def _rtp(records: list[dict], games: tuple[str, ...], target: dict) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for game in games:
+        rows = next(
+            (r for r in reversed(records) if r["type"] == "rtp" and r["game"] == game), None
+        )
+        best = next(
+            (r for r in reversed(records) if r["type"] == "rtp_max" and r["game"] == game), None
+        )
+        if rows is None and best is None:
+            continue
+        table = load_paytable(game)
+        result[game] = {
+            "stated_max_percent": table.declared_max_rtp_percent,
+            "declared_max_percent": (target.get("max_rtp") or {}).get(game),
+            "measured_max_percent": best["measured"] if best else None,
+            "rolls": rows["rolls"] if rows else None,
+            "selections": {
+                r["code"]: {
+                    k: r[k]
+                    for k in (
+                        "clause",
+                        "theoretical",
+                        "measured",
+                        "theoretical_percent",
+                        "measured_percent",
+                    )
+                }
+                for r in (rows["rows"] if rows else [])
+            },
+        }
+    return result
+
+
+def _sweep(records: list[dict], games: tuple[str, ...]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for game in games:
+        rounds = {
+            tuple(r["outcome"]): r for r in records if r["type"] == "sweep" and r["game"] == game
+        }
+        if not rounds:
+            continue
+        result[game] = {
+            "outcomes_possible": OUTCOMES_PER_GAME[game],
+            "outcomes_played": len(rounds),
+            "selections": max(r["selections"] for r in rounds.values()),
+            "settlements_checked": sum(r["checked"] for r in rounds.values()),
+            "mismatches": sum(r["mismatches"] for r in rounds.values()),
+            "mismatched_outcomes": [list(o) for o, r in rounds.items() if r["mismatches"]],
+        }
+    return result
+
+
+def build_certificate(
+    records: list[dict], games: tuple[str, ...], run: dict[str, Any]
+) -> dict[str, Any]:
+    """The certificate of one run, from its run record."""
+    target = next((r for r in records if r["type"] == "target"), {})
+    scenarios = [r for r in records if r["type"] == "scenario"]
+    target_errors = [r["message"] for r in records if r["type"] == "target_error"]
+    harness_errors = [
+        f"{s['name']}: {s.get('message')}"
+        for s in scenarios
+        if s["outcome"] == "error" and not s.get("target_error")
+    ]
+    in_scope = clauses_in_scope(games)
+    statuses = _clause_statuses(scenarios, in_scope, sections_for(games))
+    failed = [c for c, row in statuses.items() if row["status"] == "failed"]
+    untested = [
+        c for c in in_scope if statuses.get(c, {}).get("status") != "passed" and c not in failed
+    ]
+    reasons = []
+    if failed:
+        verdict = "non-compliant"
+        reasons.append(f"{len(failed)} clause(s) failed: {', '.join(failed)}")
+    elif target_errors or harness_errors or untested:
+        verdict = "incomplete"
+    else:
+        verdict = "compliant"
+        reasons.append(f"all {len(in_scope)} clauses in scope passed")
+    if target_errors:
+        reasons.append(f"target error: {target_errors[0]}")
+    if harness_errors:
+        reasons.append(f"harness error: {harness_errors[0]}")
+    if untested:
+        reasons.append(f"{len(untested)} clause(s) in scope not tested: {', '.join(untested)}")
+    outside = [c for c, row in statuses.items() if not row["in_scope"]]
+    counts = defaultdict(int)
+    for s in scenarios:
+        counts[s["outcome"]] += 1
+    return {
+        "certificate_version": "1",
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "harness": {
+            "name": "livecert",
+            "version": __version__,
+            "contract_version": load_contract().version,
+        },
+        "scope": {
+            "games": list(games),
+            "rules_profile": "documents",
+            "clauses_in_scope": in_scope,
+            "clauses_outside_scope": outside,
+            "statement": (
+                f"{len(in_scope)} clauses in scope for {', '.join(games)}; {len(outside)} "
+                "clauses of the catalogue are outside this harness version's scope and are "
+                "listed as not tested"
+            ),
+        },
+        "target": {k: v for k, v in target.items() if k != "type"},
+        "verdict": verdict,
+        "verdict_reasons": reasons,
+        "summary": {"scenarios": len(scenarios), **dict(counts)},
+        "clauses": statuses,
+        "rtp": _rtp(records, games, target),
+        "sweep": _sweep(records, games),
+        "target_errors": target_errors,
+        "contract_violations": [
+            {k: r[k] for k in ("nodeid", "operation", "status", "message")}
+            for r in records
+            if r["type"] == "contract_violation"
+        ],
+        "harness_errors": harness_errors,
+        "rules": {
+            "catalogue": {"name": "RULES.md", "sha256": catalogue_sha256()},
+            "documents": [
+                {"name": d.name, "sha256": d.sha256, "size": d.size} for d in rules_documents()
+            ],
+        },
+        "run": run,
+    }

@@ -1,0 +1,184 @@
+"""`livecert certify`: run the features against a target and write the report folder.
+
+The scenarios run in a pytest subprocess (the same suite `pytest features` runs), writing Allure
+results, JUnit XML and the run record; this module then builds certificate.json from the record
+and points reports/latest at the new folder.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import livecert
+from livecert.certify.certificate import build_certificate
+from livecert.harness.run_record import read_run_record
+
+EXIT_CODES = {"compliant": 0, "non-compliant": 1, "incomplete": 2}
+GAME_CHOICES = ("sicbo", "xocdia", "all")
+
+
+class CertifyError(RuntimeError):
+    """certify cannot run as asked (no features folder, a bad report folder, ...)."""
+
+
+@dataclass
+class CertifyOptions:
+    target_url: str | None = None
+    operator_token: str | None = None
+    dealer_token: str | None = None
+    timeout: float = 30.0
+    game: str = "all"
+    report_dir: Path | None = None
+    reference_faults: list[str] = field(default_factory=list)
+    reference_rounding: str | None = None
+    quiet: bool = False
+    pytest_args: list[str] = field(default_factory=list)
+
+    @property
+    def games(self) -> tuple[str, ...]:
+        return ("sicbo", "xocdia") if self.game == "all" else (self.game,)
+
+
+def project_root() -> Path:
+    """The checkout holding features/, steps/ and fixtures/ (livecert is installed editable)."""
+    root = Path(livecert.__file__).resolve().parent.parent
+    if not (root / "features").is_dir() or not (root / "conftest.py").is_file():
+        raise CertifyError(
+            f"the certification features were not found next to the livecert package ({root}); "
+            "install livecert from its checkout with `pip install -e .`"
+        )
+    return root
+
+
+def new_report_dir(base: Path) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    folder = base / stamp
+    suffix = 1
+    while folder.exists():
+        suffix += 1
+        folder = base / f"{stamp}-{suffix}"
+    folder.mkdir(parents=True)
+    return folder
+
+
+def point_latest(folder: Path) -> None:
+    latest = folder.parent / "latest"
+    if latest.is_symlink() or latest.exists():
+        if not latest.is_symlink():
+            return  # someone's own folder called latest: leave it alone
+        latest.unlink()
+    latest.symlink_to(folder.name, target_is_directory=True)
+
+
+def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[str]:
+    marker = " or ".join(options.games)
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(root / "features"),
+        "-m",
+        marker,
+        "-p",
+        "no:cacheprovider",
+        "--tb=line",
+        "-q" if not options.quiet else "-qq",
+        f"--livecert-record={folder / 'run-record.jsonl'}",
+        f"--alluredir={folder / 'allure-results'}",
+        f"--junitxml={folder / 'junit.xml'}",
+        f"--target-timeout={options.timeout:g}",
+    ]
+    if options.target_url:
+        command.append(f"--target-url={options.target_url}")
+    for fault in options.reference_faults:
+        command.append(f"--reference-fault={fault}")
+    if options.reference_rounding:
+        command.append(f"--reference-rounding={options.reference_rounding}")
+    return command + options.pytest_args
+
+
+def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
+    """Run the certification; answer the exit status, the certificate and the report folder."""
+    root = project_root()
+    base = options.report_dir
+    folder = new_report_dir(Path("reports")) if base is None else base
+    folder.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    if options.operator_token:
+        env["LIVECERT_OPERATOR_TOKEN"] = options.operator_token
+    if options.dealer_token:
+        env["LIVECERT_DEALER_TOKEN"] = options.dealer_token
+    command = pytest_command(options, folder, root)
+    started = time.monotonic()
+    completed = subprocess.run(command, cwd=root, env=env, check=False)
+    elapsed = time.monotonic() - started
+    record_path = folder / "run-record.jsonl"
+    records = read_run_record(record_path) if record_path.exists() else []
+    if completed.returncode not in (0, 1, 3) and not any(r["type"] == "target" for r in records):
+        records.append(
+            {
+                "type": "target_error",
+                "message": f"the test run ended with status {completed.returncode} before any "
+                "scenario ran (see the output above)",
+            }
+        )
+    run = {
+        "command": ["livecert", "certify", *sys.argv[2:]] if sys.argv[1:2] == ["certify"] else [],
+        "pytest_exit_status": completed.returncode,
+        "duration_seconds": round(elapsed, 1),
+        "report_dir": str(folder),
+        "files": {
+            "run_record": "run-record.jsonl",
+            "allure_results": "allure-results",
+            "junit": "junit.xml",
+            "certificate": "certificate.json",
+        },
+    }
+    certificate = build_certificate(records, options.games, run)
+    (folder / "certificate.json").write_text(
+        json.dumps(certificate, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    if base is None:
+        point_latest(folder)
+    return EXIT_CODES[certificate["verdict"]], certificate, folder
+
+
+def summary_lines(certificate: dict, folder: Path) -> list[str]:
+    """What certify prints at the end: the verdict, the clause counts, where the report is."""
+    statuses = certificate["clauses"]
+    in_scope = certificate["scope"]["clauses_in_scope"]
+    count = {
+        s: sum(1 for c in in_scope if statuses.get(c, {}).get("status") == s)
+        for s in ("passed", "failed", "not-tested")
+    }
+    lines = [
+        "",
+        f"livecert {certificate['harness']['version']} — verdict: {certificate['verdict'].upper()}",
+        f"  target: {certificate['target'].get('name', '?')} "
+        f"{certificate['target'].get('version', '')} at {certificate['target'].get('url', '?')}",
+        f"  clauses in scope: {len(in_scope)} — passed {count['passed']}, failed "
+        f"{count['failed']}, not tested {count['not-tested']}",
+    ]
+    for clause in in_scope:
+        row = statuses.get(clause, {})
+        if row.get("status") == "failed":
+            first = row["failed_scenarios"][0] if row["failed_scenarios"] else ""
+            lines.append(
+                f"  FAILED {clause}: {len(row['failed_scenarios'])} scenario(s), e.g. {first}"
+            )
+    for game, sweep in certificate["sweep"].items():
+        lines.append(
+            f"  sweep {game}: {sweep['outcomes_played']}/{sweep['outcomes_possible']} "
+            f"outcomes x {sweep['selections']} selections, "
+            f"{sweep['settlements_checked']} settlements checked, "
+            f"{sweep['mismatches']} mismatches"
+        )
+    for reason in certificate["verdict_reasons"]:
+        lines.append(f"  {reason}")
+    lines.append(f"  report: {folder}/ (certificate.json, junit.xml, allure-results/)")
+    return lines

@@ -1,0 +1,150 @@
+"""The `livecert` command: `certify` a target, or `serve` the reference implementation."""
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from livecert import __version__
+
+ROUNDING_MODES = ("down", "up", "half-up", "half-even")
+
+
+def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "certify",
+        help="run the certification suite against a target and write a report",
+        description=(
+            "Run every scenario of the rules documents against a target (by default the "
+            "embedded reference implementation) and write certificate.json, JUnit XML and "
+            "Allure results. Exit status: 0 compliant, 1 non-compliant, 2 incomplete."
+        ),
+    )
+    parser.add_argument(
+        "--target-url",
+        metavar="URL",
+        default=os.environ.get("LIVECERT_TARGET_URL"),
+        help="base URL of the implementation to certify (env LIVECERT_TARGET_URL);"
+        " default: start the embedded reference server",
+    )
+    parser.add_argument(
+        "--operator-token",
+        metavar="TOKEN",
+        default=os.environ.get("LIVECERT_OPERATOR_TOKEN"),
+        help="operator bearer token (env LIVECERT_OPERATOR_TOKEN)",
+    )
+    parser.add_argument(
+        "--dealer-token",
+        metavar="TOKEN",
+        default=os.environ.get("LIVECERT_DEALER_TOKEN"),
+        help="dealer bearer token (env LIVECERT_DEALER_TOKEN)",
+    )
+    parser.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=float,
+        default=30.0,
+        help="seconds to wait for any answer of the target (default 30)",
+    )
+    parser.add_argument(
+        "--game",
+        choices=("sicbo", "xocdia", "all"),
+        default="all",
+        help="which game to certify (default all)",
+    )
+    parser.add_argument(
+        "--report-dir",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help="where to write the report (default reports/<timestamp>/, "
+        "with reports/latest pointing at it)",
+    )
+    parser.add_argument(
+        "--reference-fault",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="start the embedded reference with this seeded fault (repeatable; "
+        "`livecert serve --list-faults` lists them)",
+    )
+    parser.add_argument(
+        "--reference-rounding",
+        choices=ROUNDING_MODES,
+        default=None,
+        help="rounding rule the embedded reference declares (default down)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="less progress output")
+    parser.add_argument(
+        "pytest_args",
+        nargs="*",
+        metavar="-- PYTEST_ARG",
+        help="extra pytest arguments after `--`, e.g. -- -k Small",
+    )
+    return parser
+
+
+def _run_certify(args: argparse.Namespace) -> int:
+    from livecert.certify.runner import CertifyError, CertifyOptions, certify, summary_lines
+
+    if args.target_url and args.reference_fault:
+        print(
+            "livecert certify: --reference-fault seeds a fault into the embedded reference "
+            "server; it cannot be combined with --target-url. Drop one of the two.",
+            file=sys.stderr,
+        )
+        return 3
+    if args.target_url and not (args.operator_token and args.dealer_token):
+        print(
+            "livecert certify: --target-url needs the target's credentials: pass "
+            "--operator-token and --dealer-token (or set LIVECERT_OPERATOR_TOKEN and "
+            "LIVECERT_DEALER_TOKEN)",
+            file=sys.stderr,
+        )
+        return 3
+    options = CertifyOptions(
+        target_url=args.target_url,
+        operator_token=args.operator_token,
+        dealer_token=args.dealer_token,
+        timeout=args.timeout,
+        game=args.game,
+        report_dir=args.report_dir,
+        reference_faults=args.reference_fault,
+        reference_rounding=args.reference_rounding,
+        quiet=args.quiet,
+        pytest_args=args.pytest_args,
+    )
+    try:
+        status, certificate, folder = certify(options)
+    except CertifyError as error:
+        print(f"livecert certify: {error}", file=sys.stderr)
+        return 3
+    print("\n".join(summary_lines(certificate, folder)))
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["serve"]:
+        from livecert.reference.serve import main as serve_main
+
+        return serve_main(argv[1:])
+    parser = argparse.ArgumentParser(
+        prog="livecert",
+        description="Certification harness for live-dealer Sic Bo and Xoc Dia.",
+    )
+    parser.add_argument("--version", action="version", version=f"livecert {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _certify_parser(sub)
+    sub.add_parser(
+        "serve", help="run the reference implementation (see `livecert serve -h`)", add_help=False
+    )
+    args = parser.parse_args(argv)
+    if args.command == "certify":
+        return _run_certify(args)
+    parser.print_help()
+    return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Harness logic above the adapters: words, settlement checks, the sweep, the embedded target."""

@@ -1,0 +1,109 @@
+"""Start and stop the embedded reference server as a separate process on a free loopback port.
+
+The harness never imports the reference implementation: it runs it as `python -m
+livecert.reference` and talks to it over HTTP like any vendor server.
+"""
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+
+class EmbeddedServerError(RuntimeError):
+    """The embedded reference server did not start."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class EmbeddedServer:
+    """A reference server process owned by the harness."""
+
+    faults: tuple[str, ...] = ()
+    rounding: str | None = None
+    startup_timeout: float = 30.0
+    operator_token: str = field(default_factory=lambda: "op-" + secrets.token_hex(8))
+    dealer_token: str = field(default_factory=lambda: "dl-" + secrets.token_hex(8))
+    process: subprocess.Popen | None = None
+    url: str = ""
+    _dir: tempfile.TemporaryDirectory | None = None
+
+    def start(self) -> "EmbeddedServer":
+        self._dir = tempfile.TemporaryDirectory(prefix="livecert-reference-")
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        command = [
+            sys.executable,
+            "-m",
+            "livecert.reference",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--db",
+            str(Path(self._dir.name) / "reference.sqlite3"),
+            "--operator-token",
+            self.operator_token,
+            "--dealer-token",
+            self.dealer_token,
+        ]
+        for fault in self.faults:
+            command += ["--fault", fault]
+        if self.rounding:
+            command += ["--rounding", self.rounding]
+        log = Path(self._dir.name) / "server.log"
+        with log.open("wb") as sink:
+            self.process = subprocess.Popen(
+                command,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise EmbeddedServerError(
+                    f"the embedded reference server exited with {self.process.returncode}: "
+                    f"{log.read_text(errors='replace')[-2000:]}"
+                )
+            try:
+                requests.get(self.url + "/v1/info", timeout=1)
+                return self
+            except requests.RequestException:
+                time.sleep(0.05)
+        self.stop()
+        raise EmbeddedServerError(
+            f"the embedded reference server did not answer on {self.url} within "
+            f"{self.startup_timeout:g} s"
+        )
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        if self._dir is not None:
+            self._dir.cleanup()
+            self._dir = None
+
+    def __enter__(self) -> "EmbeddedServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,16 @@
+"""Failures that name the clause they break.
+
+A scenario can be tagged with many clauses (the sweep proves every paytable row); when it fails,
+the step that found the problem knows which clauses the mismatch breaks. It raises ClauseFailure
+with them, and the certificate fails exactly those clauses instead of every tag.
+"""
+
+from collections.abc import Iterable
+
+
+class ClauseFailure(AssertionError):
+    """A check failed; `clauses` are the clause IDs the failure is evidence against."""
+
+    def __init__(self, message: str, clauses: Iterable[str]) -> None:
+        self.clauses = tuple(dict.fromkeys(clauses))
+        super().__init__(f"{message} [breaks {', '.join(self.clauses)}]")

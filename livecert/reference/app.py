@@ -1,0 +1,244 @@
+"""The HTTP layer: `create_app(config)` serves the certification contract over a Service.
+
+Bodies are read and checked by hand (not by pydantic models) so every refusal carries the
+contract's error codes; FastAPI's own errors (404, 405, validation) are mapped onto them too.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from livecert.reference import __version__
+from livecert.reference.config import Config
+from livecert.reference.errors import ApiError, unauthorized, validation
+from livecert.reference.service import Identity, Service
+from livecert.reference.store import Store
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+async def read_json(request: Request, *, optional: bool = False) -> Any:
+    """The request's JSON body; 422 VALIDATION for a wrong content type or malformed JSON."""
+    raw = await request.body()
+    if not raw.strip():
+        if optional:
+            return {}
+        raise validation("a JSON request body is required")
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media != "application/json" and not (
+        media.startswith("application/") and media.endswith("+json")
+    ):
+        raise validation(f"the body must be application/json, not {media or 'untyped'}")
+    try:
+        return json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise validation(f"the body is not valid JSON: {exc}") from None
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer":
+        raise unauthorized("the Authorization header must be `Bearer <token>`")
+    return token.strip() or None
+
+
+class ServerTiming:
+    """Pure ASGI middleware adding `Server-Timing: app;dur=<ms>` (cheap, measures the server)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+
+        async def timed_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                elapsed = (time.perf_counter() - start) * 1000
+                headers = list(message.get("headers", []))
+                headers.append((b"server-timing", f"app;dur={elapsed:.3f}".encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, timed_send)
+
+
+def create_app(config: Config | None = None) -> FastAPI:
+    """Build the FastAPI app for one configuration (one database, one set of faults)."""
+    config = config or Config()
+    store = Store(config.db_path)
+    service = Service(config, store)
+    app = FastAPI(
+        title="livecert reference server",
+        version=__version__,
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+        redirect_slashes=False,
+    )
+    app.state.service = service
+    app.state.store = store
+    app.add_middleware(ServerTiming)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for error in exc.errors():
+            where = ".".join(str(p) for p in error.get("loc", ()))
+            parts.append(f"{where}: {error.get('msg', 'invalid')}")
+        err = validation("; ".join(parts) or "the request is invalid")
+        return JSONResponse(err.body(), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 404:
+            code, message = "NOT_FOUND", f"no such path {request.url.path}"
+        elif exc.status_code == 405:
+            code, message = "NOT_FOUND", f"{request.method} is not an operation on this path"
+        elif 400 <= exc.status_code < 500:
+            code, message = "VALIDATION", str(exc.detail)
+        else:
+            code, message = "INTERNAL", str(exc.detail)
+        return JSONResponse({"error": {"code": code, "message": message}},
+                            status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def _internal(_request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"error": {"code": "INTERNAL", "message": type(exc).__name__}},
+                            status_code=500)
+
+    def who(request: Request) -> Identity:
+        return service.identify(_bearer(request))
+
+    def ok(payload: Any, status: int = 200) -> JSONResponse:
+        return JSONResponse(payload, status_code=status)
+
+    @app.get("/v1/info")
+    async def get_info() -> JSONResponse:
+        return ok(service.info())
+
+    @app.get("/v1/whoami")
+    async def whoami(request: Request) -> JSONResponse:
+        return ok(service.whoami(who(request)))
+
+    @app.post("/v1/players")
+    async def create_player(request: Request) -> JSONResponse:
+        ident = who(request)
+        service.require(ident, "operator")
+        return ok(service.create_player(ident, await read_json(request)), 201)
+
+    @app.post("/v1/tables")
+    async def create_table(request: Request) -> JSONResponse:
+        ident = who(request)
+        service.require(ident, "operator")
+        return ok(service.create_table(ident, await read_json(request)), 201)
+
+    @app.post("/v1/tables/{table_id}/rounds")
+    async def open_round(request: Request, table_id: str) -> JSONResponse:
+        ident = who(request)
+        service.require(ident, "dealer")
+        body = await read_json(request, optional=True)
+        return ok(service.open_round(ident, table_id, body), 201)
+
+    @app.get("/v1/tables/{table_id}/statistics")
+    async def statistics(request: Request, table_id: str) -> JSONResponse:
+        return ok(service.statistics(who(request), table_id))
+
+    @app.get("/v1/rounds/{round_id}")
+    async def get_round(request: Request, round_id: str) -> JSONResponse:
+        return ok(service.get_round(who(request), round_id))
+
+    @app.post("/v1/rounds/{round_id}/close")
+    async def close(request: Request, round_id: str) -> JSONResponse:
+        return ok(service.close(who(request), round_id))
+
+    @app.post("/v1/rounds/{round_id}/reshakes")
+    async def reshake(request: Request, round_id: str) -> JSONResponse:
+        ident = who(request)
+        service.require(ident, "dealer")
+        return ok(service.reshake(ident, round_id, await read_json(request)))
+
+    @app.post("/v1/rounds/{round_id}/events")
+    async def event(request: Request, round_id: str) -> JSONResponse:
+        ident = who(request)
+        service.require(ident, "dealer")
+        return ok(service.event(ident, round_id, await read_json(request)))
+
+    @app.post("/v1/rounds/{round_id}/result")
+    async def result(request: Request, round_id: str) -> JSONResponse:
+        ident = who(request)
+        service.require(ident, "dealer")
+        return ok(service.enter_result(ident, round_id, await read_json(request)))
+
+    @app.post("/v1/rounds/{round_id}/pause")
+    async def pause(request: Request, round_id: str) -> JSONResponse:
+        ident = who(request)
+        service.require(ident, "dealer")
+        return ok(service.pause(ident, round_id, await read_json(request)))
+
+    @app.post("/v1/rounds/{round_id}/resume")
+    async def resume(request: Request, round_id: str) -> JSONResponse:
+        return ok(service.resume(who(request), round_id))
+
+    @app.post("/v1/rounds/{round_id}/cancel")
+    async def cancel(request: Request, round_id: str) -> JSONResponse:
+        ident = who(request)
+        service.require(ident, "dealer")
+        return ok(service.refund_round(ident, round_id, await read_json(request), "cancelled"))
+
+    @app.post("/v1/rounds/{round_id}/void")
+    async def void(request: Request, round_id: str) -> JSONResponse:
+        ident = who(request)
+        service.require(ident, "dealer")
+        return ok(service.refund_round(ident, round_id, await read_json(request), "void"))
+
+    @app.post("/v1/rounds/{round_id}/bets")
+    async def place_bets(request: Request, round_id: str) -> JSONResponse:
+        ident = who(request)
+        service.require(ident, "player")
+        body = await read_json(request)
+        key = request.headers.get("idempotency-key")
+        status, answer = service.place_bets(ident, round_id, body, key)
+        return ok(answer, status)
+
+    @app.delete("/v1/bets/{bet_id}")
+    async def withdraw(request: Request, bet_id: str) -> Response:
+        service.withdraw(who(request), bet_id)
+        return Response(status_code=500)  # unreachable: withdraw always raises
+
+    @app.get("/v1/player")
+    async def player(request: Request) -> JSONResponse:
+        return ok(service.get_player(who(request)))
+
+    @app.get("/v1/player/bets")
+    async def bet_record(request: Request) -> JSONResponse:
+        return ok(service.bet_record(who(request), request.query_params.get("round_id")))
+
+    @app.post("/v1/player/connect")
+    async def connect(request: Request) -> JSONResponse:
+        return ok(service.set_connected(who(request), True))
+
+    @app.post("/v1/player/disconnect")
+    async def disconnect(request: Request) -> JSONResponse:
+        return ok(service.set_connected(who(request), False))
+
+    return app

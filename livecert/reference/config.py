@@ -1,0 +1,31 @@
+"""The server's configuration: credentials, declared rounding and currency, faults, database."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+DEFAULT_OPERATOR_TOKEN = "operator-dev-token"
+DEFAULT_DEALER_TOKEN = "dealer-dev-token"
+DEFAULT_COUNTDOWN_MS = 15_000
+MAX_COUNTDOWN_MS = 600_000
+
+
+def wall_clock_ms() -> int:
+    """Milliseconds since the epoch, from the system clock."""
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything `create_app` needs; `db_path=None` means a file in a fresh temporary directory."""
+
+    db_path: str | None = None
+    operator_token: str = DEFAULT_OPERATOR_TOKEN
+    dealer_token: str = DEFAULT_DEALER_TOKEN
+    rounding: str = "down"
+    currency: str = "EUR"
+    faults: frozenset[str] = frozenset()
+    default_countdown_ms: int = DEFAULT_COUNTDOWN_MS
+    clock: Callable[[], int] = field(default=wall_clock_ms, compare=False)

@@ -1,0 +1,550 @@
+"""The game server's behaviour, independent of HTTP: roles, the round's life, bets, settlement.
+
+Each public method validates completely before it writes, and writes in one store transaction,
+so a refusal (an ApiError) moves no money and creates nothing.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from livecert.reference import __version__
+from livecert.reference.config import MAX_COUNTDOWN_MS, Config
+from livecert.reference.errors import (
+    ApiError,
+    forbidden,
+    not_found,
+    round_state,
+    unauthorized,
+    validation,
+)
+from livecert.reference.games import GAMES, KNOWN_GAMES
+from livecert.reference.money import MoneyError, format_amount, parse_amount, round_minor
+from livecert.reference.store import Row, Store
+
+CONTRACT_VERSION = "1.0.0"
+CAPABILITIES = ["idempotency", "batch-bets", "pause", "statistics", "disconnect", "reshake"]
+MAX_SLIP = 200
+STATISTICS_DEPTH = 50
+FINISHED = frozenset({"settled", "cancelled", "void"})
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+Json = dict[str, Any]
+
+
+@lru_cache(maxsize=8192)
+def iso(ms: int | None) -> str | None:
+    """Epoch milliseconds as ISO 8601 UTC with milliseconds: 2026-11-29T19:33:25.123Z.
+
+    Cached: every bet of a slip shares its placed_at and every bet of a round its settled_at.
+    """
+    if ms is None:
+        return None
+    moment = _EPOCH + timedelta(milliseconds=ms)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(8)}"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a bearer token stands for."""
+
+    role: str
+    player_id: str | None = None
+
+
+@lru_cache(maxsize=8192)
+def _money(minor: int | None) -> str | None:
+    """Minor units (or None while open) as a Money string; cached, stakes repeat a lot."""
+    return None if minor is None else format_amount(minor)
+
+
+def _bet_view(row: Row) -> Json:
+    return {
+        "bet_id": row["id"],
+        "round_id": row["round_id"],
+        "table_id": row["table_id"],
+        "player_id": row["player_id"],
+        "game": row["game"],
+        "selection": row["selection"],
+        "stake": _money(row["stake"]),
+        "placed_at": iso(row["placed_at"]),
+        "status": row["status"],
+        "outcome": row["outcome"],
+        "win": _money(row["win"]),
+        "returned": _money(row["returned"]),
+        "settled_at": iso(row["settled_at"]),
+    }
+
+
+def _player_view(row: Row) -> Json:
+    return {
+        "player_id": row["id"],
+        "name": row["name"],
+        "balance": format_amount(row["balance"]),
+        "connected": bool(row["connected"]),
+    }
+
+
+def _object(body: Any, what: str) -> Json:
+    if not isinstance(body, dict):
+        raise validation(f"the {what} body must be a JSON object")
+    return body
+
+
+def _optional_string(body: Json, name: str) -> str | None:
+    value = body.get(name)
+    if value is not None and not isinstance(value, str):
+        raise validation(f"`{name}` must be a string")
+    return value
+
+
+def _reason(body: Any) -> str:
+    body = _object(body, "request")
+    reason = body.get("reason")
+    if not isinstance(reason, str) or not reason:
+        raise validation("`reason` is required: a non-empty string")
+    return reason
+
+
+class Service:
+    """The reference game server; one instance per app, sharing one Store."""
+
+    def __init__(self, config: Config, store: Store) -> None:
+        self.config = config
+        self.store = store
+        self.faults = config.faults
+        self.now = config.clock
+
+    # -- identity ------------------------------------------------------------------------------
+    def identify(self, token: str | None) -> Identity:
+        """The role a bearer token stands for, or 401."""
+        if not token:
+            raise unauthorized()
+        if hmac.compare_digest(token.encode(), self.config.operator_token.encode()):
+            return Identity("operator")
+        if hmac.compare_digest(token.encode(), self.config.dealer_token.encode()):
+            return Identity("dealer")
+        with self.store.reading():
+            row = self.store.player_by_token(token)
+        if row is None:
+            raise unauthorized("the bearer token is not known")
+        return Identity("player", row["id"])
+
+    @staticmethod
+    def require(ident: Identity, role: str) -> None:
+        if ident.role != role:
+            raise forbidden(f"this action needs the {role} role; the token is a {ident.role}'s")
+
+    # -- info ----------------------------------------------------------------------------------
+    def info(self) -> Json:
+        return {
+            "implementation": {"name": "livecert-reference", "version": __version__,
+                               "vendor": "livecert"},
+            "contract_version": CONTRACT_VERSION,
+            "games": list(GAMES),
+            "currency": self.config.currency,
+            "minor_unit": 2,
+            "rounding": self.config.rounding,
+            "max_rtp": {name: game.max_rtp(self.faults) for name, game in GAMES.items()},
+            "capabilities": list(CAPABILITIES),
+            "countdown_ms": {"min": 0, "max": MAX_COUNTDOWN_MS},
+        }
+
+    @staticmethod
+    def whoami(ident: Identity) -> Json:
+        return {"role": ident.role, "player_id": ident.player_id}
+
+    # -- operator ------------------------------------------------------------------------------
+    def create_player(self, ident: Identity, body: Any) -> Json:
+        self.require(ident, "operator")
+        body = _object(body, "player")
+        balance_text = body.get("balance")
+        if not isinstance(balance_text, str):
+            raise validation('`balance` is required: a decimal string such as "100.00"')
+        try:
+            balance = parse_amount(balance_text, allow_zero=True)
+        except MoneyError as exc:
+            raise validation(f"invalid balance: {exc}") from None
+        name = _optional_string(body, "name")
+        pid, token = _new_id("p"), secrets.token_urlsafe(24)
+        with self.store.transaction():
+            self.store.insert_player(pid, token, name, balance, self.now())
+        return {"player_id": pid, "name": name, "balance": format_amount(balance),
+                "connected": True, "token": token}
+
+    def create_table(self, ident: Identity, body: Any) -> Json:
+        self.require(ident, "operator")
+        body = _object(body, "table")
+        game = body.get("game")
+        if not isinstance(game, str) or game not in KNOWN_GAMES:
+            raise validation(f"`game` must be one of {', '.join(KNOWN_GAMES)}")
+        if game not in GAMES:
+            raise ApiError(422, "GAME_NOT_OFFERED", f"this server does not offer {game}")
+        name = _optional_string(body, "name")
+        tid = _new_id("t")
+        with self.store.transaction():
+            self.store.insert_table(tid, game, name, self.now())
+        return {"table_id": tid, "game": game, "name": name}
+
+    # -- rounds: reading -----------------------------------------------------------------------
+    @staticmethod
+    def _state(row: Row, now: int) -> str:
+        """The round's state now: a betting round whose countdown ran out is closed."""
+        state = row["state"]
+        if state == "betting" and now >= row["ends_at"]:
+            return "closed"
+        return state
+
+    def _round(self, rid: str) -> Row:
+        row = self.store.round(rid)
+        if row is None:
+            raise not_found(f"no round {rid!r}")
+        return row
+
+    def _round_view(self, rid: str, ident: Identity) -> Json:
+        row = self._round(rid)
+        game = GAMES[row["game"]]
+        player_filter = ident.player_id if ident.role == "player" else None
+        bets = self.store.bets_of_round(rid, player_filter)
+        events = []
+        for event in self.store.events_of_round(rid):
+            item: Json = {"type": event["type"], "reason": event["reason"], "at": iso(event["at"])}
+            if event["note"] is not None:
+                item["note"] = event["note"]
+            events.append(item)
+        result = None
+        if row["result"] is not None:
+            result = game.result_view(tuple(json.loads(row["result"])), self.faults)
+        return {
+            "round_id": row["id"],
+            "table_id": row["table_id"],
+            "game": row["game"],
+            "state": self._state(row, self.now()),
+            "paused_from": row["paused_from"],
+            "opened_at": iso(row["opened_at"]),
+            "betting_ends_at": iso(row["ends_at"]),
+            "result": result,
+            "reason": row["reason"],
+            "events": events,
+            "bets": [_bet_view(bet) for bet in bets],
+        }
+
+    def get_round(self, ident: Identity, rid: str) -> Json:
+        with self.store.reading():
+            return self._round_view(rid, ident)
+
+    def statistics(self, ident: Identity, tid: str) -> Json:
+        with self.store.reading():
+            table = self.store.table(tid)
+            if table is None:
+                raise not_found(f"no table {tid!r}")
+            game = GAMES[table["game"]]
+            rows = self.store.settled_rounds(tid, STATISTICS_DEPTH)
+        results = [
+            {"round_id": row["id"], "settled_at": iso(row["settled_at"]),
+             "result": game.result_view(tuple(json.loads(row["result"])), self.faults)}
+            for row in rows
+        ]
+        return {"table_id": tid, "game": table["game"], "results": results}
+
+    # -- rounds: dealer actions ----------------------------------------------------------------
+    def open_round(self, ident: Identity, tid: str, body: Any) -> Json:
+        self.require(ident, "dealer")
+        body = _object(body, "round")
+        countdown = body.get("countdown_ms", self.config.default_countdown_ms)
+        if type(countdown) is not int or not 0 <= countdown <= MAX_COUNTDOWN_MS:
+            raise validation(f"`countdown_ms` must be an integer from 0 to {MAX_COUNTDOWN_MS}")
+        rid = _new_id("r")
+        with self.store.transaction():
+            table = self.store.table(tid)
+            if table is None:
+                raise not_found(f"no table {tid!r}")
+            current = self.store.unfinished_round(tid)
+            if current is not None:
+                raise round_state(f"round {current['id']} on this table is not finished yet")
+            now = self.now()
+            self.store.insert_round(rid, tid, table["game"], now, now + countdown)
+            return self._round_view(rid, ident)
+
+    def _unfinished(self, rid: str, action: str) -> tuple[Row, str, int]:
+        """Load a round for a dealer action; finished rounds refuse every action."""
+        row = self._round(rid)
+        now = self.now()
+        state = self._state(row, now)
+        if state in FINISHED:
+            raise round_state(f"round {rid} is {state}; it cannot be {action}")
+        return row, state, now
+
+    def close(self, ident: Identity, rid: str) -> Json:
+        self.require(ident, "dealer")
+        with self.store.transaction():
+            row, state, now = self._unfinished(rid, "closed")
+            if state == "paused":
+                raise round_state(f"round {rid} is paused; resume it first")
+            if row["state"] == "betting":
+                ends_at = min(now, row["ends_at"])
+                self.store.update_round(rid, state="closed", ends_at=ends_at)
+                if state == "betting":
+                    self.store.insert_event(rid, "close", None, None, now)
+            return self._round_view(rid, ident)
+
+    def reshake(self, ident: Identity, rid: str, body: Any) -> Json:
+        self.require(ident, "dealer")
+        body = _object(body, "re-shake")
+        reason, note = body.get("reason"), _optional_string(body, "note")
+        with self.store.transaction():
+            row, state, now = self._unfinished(rid, "re-shaken")
+            game = GAMES[row["game"]]
+            if not isinstance(reason, str) or reason not in game.RESHAKE_REASONS:
+                raise validation(
+                    f"`reason` must be one of {', '.join(sorted(game.RESHAKE_REASONS))}"
+                )
+            if state != "closed":
+                raise round_state(f"round {rid} is {state}; a re-shake needs betting closed")
+            self._materialise_close(row, state)
+            self.store.insert_event(rid, "reshake", reason, note, now)
+            return self._round_view(rid, ident)
+
+    def event(self, ident: Identity, rid: str, body: Any) -> Json:
+        self.require(ident, "dealer")
+        body = _object(body, "event")
+        kind, note = body.get("type"), _optional_string(body, "note")
+        with self.store.transaction():
+            row, state, now = self._unfinished(rid, "given an event")
+            game = GAMES[row["game"]]
+            if not isinstance(kind, str) or kind not in game.EVENT_TYPES:
+                raise validation(
+                    f"`type` must be one of {', '.join(sorted(game.EVENT_TYPES))} "
+                    f"for {row['game']}"
+                )
+            if state == "paused":
+                raise round_state(f"round {rid} is paused")
+            self.store.insert_event(rid, kind, None, note, now)
+            return self._round_view(rid, ident)
+
+    def _materialise_close(self, row: Row, state: str) -> None:
+        """Write down a close the countdown made (the stored state may still say betting)."""
+        if row["state"] == "betting" and state == "closed":
+            self.store.update_round(row["id"], state="closed")
+
+    def pause(self, ident: Identity, rid: str, body: Any) -> Json:
+        self.require(ident, "dealer")
+        reason = _reason(body)
+        with self.store.transaction():
+            row, state, now = self._unfinished(rid, "paused")
+            if state == "paused":
+                raise round_state(f"round {rid} is already paused")
+            remaining = max(0, row["ends_at"] - now) if state == "betting" else None
+            self.store.update_round(
+                rid, state="paused", paused_from=state, remaining_ms=remaining, reason=None
+            )
+            self.store.insert_event(rid, "pause", reason, None, now)
+            return self._round_view(rid, ident)
+
+    def resume(self, ident: Identity, rid: str) -> Json:
+        self.require(ident, "dealer")
+        with self.store.transaction():
+            row, state, now = self._unfinished(rid, "resumed")
+            if state != "paused":
+                raise round_state(f"round {rid} is {state}, not paused")
+            back = row["paused_from"]
+            if back == "betting":
+                self.store.update_round(rid, state="betting", paused_from=None,
+                                        remaining_ms=None, ends_at=now + row["remaining_ms"])
+            else:
+                self.store.update_round(rid, state="closed", paused_from=None, remaining_ms=None)
+            self.store.insert_event(rid, "resume", None, None, now)
+            return self._round_view(rid, ident)
+
+    def refund_round(self, ident: Identity, rid: str, body: Any, status: str) -> Json:
+        """Cancel (status `cancelled`) or void (status `void`): every open bet's stake returned."""
+        self.require(ident, "dealer")
+        reason = _reason(body)
+        with self.store.transaction():
+            _row, _state, now = self._unfinished(rid, status)
+            bets = self.store.open_bets(rid)
+            credits: dict[str, int] = defaultdict(int)
+            updates = []
+            for bet in bets:
+                updates.append((status, "refund", 0, bet["stake"], now, bet["id"]))
+                credits[bet["player_id"]] += bet["stake"]
+            self.store.finish_bets(updates)
+            self.store.credit([(amount, pid) for pid, amount in credits.items()])
+            self.store.update_round(rid, state=status, paused_from=None, remaining_ms=None,
+                                    reason=reason)
+            self.store.insert_event(rid, "cancel" if status == "cancelled" else "void",
+                                    reason, None, now)
+            return self._round_view(rid, ident)
+
+    def enter_result(self, ident: Identity, rid: str, body: Any) -> Json:
+        self.require(ident, "dealer")
+        body = _object(body, "result")
+        with self.store.transaction():
+            row = self._round(rid)
+            game = GAMES[row["game"]]
+            try:
+                result = game.parse_result(body, self.faults)
+            except game.ResultError as exc:
+                raise ApiError(422, "INVALID_RESULT", str(exc)) from None
+            row, state, now = self._unfinished(rid, "given a result")
+            if state != "closed":
+                raise round_state(f"round {rid} is {state}; a result needs betting closed")
+            self._settle(rid, game, result, now)
+            self.store.update_round(rid, state="settled", result=json.dumps(list(result)),
+                                    settled_at=now)
+            self.store.insert_event(rid, "result", None, None, now)
+            return self._round_view(rid, ident)
+
+    def _settle(self, rid: str, game: Any, result: tuple[int, ...], now: int) -> None:
+        """Settle every open bet of the round by the game's paytable and credit the returns."""
+        declared = self.config.rounding
+        credits: dict[str, int] = defaultdict(int)
+        updates = []
+        for bet in self.store.open_bets(rid):
+            selection, stake = bet["selection"], bet["stake"]
+            outcome, odds = game.settle(selection, result, self.faults)
+            if outcome == "win":
+                mode = game.rounding_mode(selection, declared, self.faults)
+                win = round_minor(Fraction(stake) * odds, mode)
+                returned = stake + win
+                credits[bet["player_id"]] += returned
+            else:
+                win = returned = 0
+            updates.append(("settled", outcome, win, returned, now, bet["id"]))
+        self.store.finish_bets(updates)
+        self.store.credit([(amount, pid) for pid, amount in credits.items()])
+
+    # -- bets ----------------------------------------------------------------------------------
+    def place_bets(
+        self, ident: Identity, rid: str, body: Any, key: str | None
+    ) -> tuple[int, Json]:
+        """Place a whole slip or nothing; answers (201, accepted) or (200, the replayed answer)."""
+        self.require(ident, "player")
+        pid = ident.player_id
+        assert pid is not None
+        slip = self._slip_shape(body)
+        if key is not None and not 1 <= len(key) <= 128:
+            raise validation("the Idempotency-Key header must be 1 to 128 characters")
+        fingerprint = json.dumps({"round_id": rid, "bets": slip}, sort_keys=True)
+        with self.store.transaction():
+            if key is not None:
+                seen = self.store.idempotency(pid, key)
+                if seen is not None:
+                    if seen["fingerprint"] != fingerprint:
+                        raise ApiError(409, "IDEMPOTENCY_CONFLICT",
+                                       "this Idempotency-Key was used with another request")
+                    return 200, json.loads(seen["response"])
+            row = self._round(rid)
+            game = GAMES[row["game"]]
+            stakes = self._validate_slip(slip, game)
+            now = self.now()
+            state = self._state(row, now)
+            if state != "betting":
+                raise round_state(f"round {rid} is {state}; bets are taken only while betting")
+            player = self.store.player(pid)
+            total = sum(stakes)
+            if total > player["balance"]:
+                raise ApiError(
+                    409, "INSUFFICIENT_FUNDS",
+                    f"the slip stakes {format_amount(total)} but the balance is "
+                    f"{format_amount(player['balance'])}",
+                )
+            balance = player["balance"] - total
+            rows = [
+                (_new_id("b"), rid, row["table_id"], pid, row["game"], bet["selection"], stake,
+                 now)
+                for bet, stake in zip(slip, stakes, strict=True)
+            ]
+            self.store.insert_bets(rows)
+            self.store.set_balance(pid, balance)
+            answer = {
+                "bets": [
+                    {"bet_id": r[0], "round_id": rid, "table_id": r[2], "player_id": pid,
+                     "game": r[4], "selection": r[5], "stake": format_amount(r[6]),
+                     "placed_at": iso(now), "status": "open", "outcome": None, "win": None,
+                     "returned": None, "settled_at": None}
+                    for r in rows
+                ],
+                "balance": format_amount(balance),
+            }
+            if key is not None:
+                self.store.remember(pid, key, fingerprint, json.dumps(answer), now)
+            return 201, answer
+
+    @staticmethod
+    def _slip_shape(body: Any) -> list[Json]:
+        """Check the slip's JSON shape (VALIDATION); codes and amounts are checked later."""
+        body = _object(body, "bet slip")
+        bets = body.get("bets")
+        if not isinstance(bets, list) or not 1 <= len(bets) <= MAX_SLIP:
+            raise validation(f"`bets` must be a list of 1 to {MAX_SLIP} bets")
+        slip = []
+        for index, bet in enumerate(bets):
+            if not isinstance(bet, dict):
+                raise validation(f"bets[{index}] must be an object", {"index": index})
+            if not isinstance(bet.get("selection"), str):
+                raise validation(f"bets[{index}].selection must be a string", {"index": index})
+            if not isinstance(bet.get("stake"), str):
+                raise validation(
+                    f'bets[{index}].stake must be a decimal string such as "10.00", '
+                    "not a JSON number", {"index": index},
+                )
+            slip.append({"selection": bet["selection"], "stake": bet["stake"]})
+        return slip
+
+    @staticmethod
+    def _validate_slip(slip: list[Json], game: Any) -> list[int]:
+        """Every selection known and every stake valid, or the first bad one refused."""
+        stakes = []
+        for index, bet in enumerate(slip):
+            if not game.is_selection(bet["selection"]):
+                raise ApiError(
+                    422, "UNKNOWN_SELECTION",
+                    f"bets[{index}]: {bet['selection']!r} is not a {game.NAME} selection",
+                    {"index": index, "selection": bet["selection"]},
+                )
+            try:
+                stakes.append(parse_amount(bet["stake"]))
+            except MoneyError as exc:
+                raise ApiError(422, "INVALID_STAKE", f"bets[{index}]: {exc}",
+                               {"index": index, "stake": bet["stake"]}) from None
+        return stakes
+
+    def withdraw(self, ident: Identity, bid: str) -> None:
+        """A bet is final (SB-RND-04): always refused."""
+        self.require(ident, "player")
+        with self.store.reading():
+            bet = self.store.bet(bid)
+        if bet is None or bet["player_id"] != ident.player_id:
+            raise not_found(f"no bet {bid!r} of this player")
+        raise ApiError(409, "BET_FINAL", "a placed bet cannot be withdrawn or cancelled")
+
+    # -- player --------------------------------------------------------------------------------
+    def get_player(self, ident: Identity) -> Json:
+        self.require(ident, "player")
+        with self.store.reading():
+            return _player_view(self.store.player(ident.player_id))
+
+    def set_connected(self, ident: Identity, connected: bool) -> Json:
+        self.require(ident, "player")
+        with self.store.transaction():
+            self.store.set_connected(ident.player_id, connected)
+            return _player_view(self.store.player(ident.player_id))
+
+    def bet_record(self, ident: Identity, round_id: str | None) -> Json:
+        self.require(ident, "player")
+        with self.store.reading():
+            rows = self.store.bets_of_player(ident.player_id, round_id)
+        return {"player_id": ident.player_id, "bets": [_bet_view(row) for row in rows]}

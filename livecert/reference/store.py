@@ -1,0 +1,264 @@
+"""SQLite persistence: one WAL-mode file, one connection guarded by a lock, explicit transactions.
+
+All money columns are integer minor units and all times integer epoch milliseconds. Callers group
+their reads and writes in `with store.transaction():` so a slip or a settlement is one atomic
+write (BEGIN IMMEDIATE .. COMMIT, with executemany for the bets).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS players (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    token TEXT NOT NULL UNIQUE,
+    name TEXT,
+    balance INTEGER NOT NULL,
+    connected INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS game_tables (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    game TEXT NOT NULL,
+    name TEXT,
+    created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    table_id TEXT NOT NULL,
+    game TEXT NOT NULL,
+    state TEXT NOT NULL,
+    paused_from TEXT,
+    remaining_ms INTEGER,
+    opened_at INTEGER NOT NULL,
+    ends_at INTEGER NOT NULL,
+    result TEXT,
+    reason TEXT,
+    settled_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS rounds_by_table ON rounds (table_id, state, settled_at);
+CREATE TABLE IF NOT EXISTS bets (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    round_id TEXT NOT NULL,
+    table_id TEXT NOT NULL,
+    player_id TEXT NOT NULL,
+    game TEXT NOT NULL,
+    selection TEXT NOT NULL,
+    stake INTEGER NOT NULL,
+    placed_at INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    outcome TEXT,
+    win INTEGER,
+    returned INTEGER,
+    settled_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS bets_by_round ON bets (round_id, player_id);
+CREATE INDEX IF NOT EXISTS bets_by_player ON bets (player_id, round_id);
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    round_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    reason TEXT,
+    note TEXT,
+    at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_round ON events (round_id);
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+    player_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    response TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (player_id, key)
+);
+"""
+
+Row = sqlite3.Row
+
+
+def default_db_path() -> str:
+    """A database file in a fresh temporary directory (nothing survives unless --db is given)."""
+    return os.path.join(tempfile.mkdtemp(prefix="livecert-reference-"), "reference.sqlite3")
+
+
+class Store:
+    """The single connection to the database file, serialised by a lock."""
+
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path or default_db_path()
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA foreign_keys=OFF")
+        self._conn.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Hold the lock and one write transaction; commit on success, roll back on any error."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold the lock for a consistent multi-statement read."""
+        with self._lock:
+            yield
+
+    # -- players -------------------------------------------------------------------------------
+    def insert_player(self, pid: str, token: str, name: str | None, balance: int, now: int) -> None:
+        self._conn.execute(
+            "INSERT INTO players (id, token, name, balance, connected, created_at)"
+            " VALUES (?, ?, ?, ?, 1, ?)",
+            (pid, token, name, balance, now),
+        )
+
+    def player_by_token(self, token: str) -> Row | None:
+        return self._conn.execute("SELECT * FROM players WHERE token = ?", (token,)).fetchone()
+
+    def player(self, pid: str) -> Row | None:
+        return self._conn.execute("SELECT * FROM players WHERE id = ?", (pid,)).fetchone()
+
+    def set_balance(self, pid: str, balance: int) -> None:
+        self._conn.execute("UPDATE players SET balance = ? WHERE id = ?", (balance, pid))
+
+    def credit(self, credits: Iterable[tuple[int, str]]) -> None:
+        self._conn.executemany("UPDATE players SET balance = balance + ? WHERE id = ?", credits)
+
+    def set_connected(self, pid: str, connected: bool) -> None:
+        self._conn.execute("UPDATE players SET connected = ? WHERE id = ?", (int(connected), pid))
+
+    # -- tables --------------------------------------------------------------------------------
+    def insert_table(self, tid: str, game: str, name: str | None, now: int) -> None:
+        self._conn.execute(
+            "INSERT INTO game_tables (id, game, name, created_at) VALUES (?, ?, ?, ?)",
+            (tid, game, name, now),
+        )
+
+    def table(self, tid: str) -> Row | None:
+        return self._conn.execute("SELECT * FROM game_tables WHERE id = ?", (tid,)).fetchone()
+
+    # -- rounds --------------------------------------------------------------------------------
+    def insert_round(self, rid: str, tid: str, game: str, opened_at: int, ends_at: int) -> None:
+        self._conn.execute(
+            "INSERT INTO rounds (id, table_id, game, state, opened_at, ends_at)"
+            " VALUES (?, ?, ?, 'betting', ?, ?)",
+            (rid, tid, game, opened_at, ends_at),
+        )
+
+    def round(self, rid: str) -> Row | None:
+        return self._conn.execute("SELECT * FROM rounds WHERE id = ?", (rid,)).fetchone()
+
+    def unfinished_round(self, tid: str) -> Row | None:
+        return self._conn.execute(
+            "SELECT * FROM rounds WHERE table_id = ? AND state IN ('betting', 'closed', 'paused')",
+            (tid,),
+        ).fetchone()
+
+    def update_round(self, rid: str, **fields: Any) -> None:
+        names = ", ".join(f"{name} = ?" for name in fields)
+        self._conn.execute(f"UPDATE rounds SET {names} WHERE id = ?", (*fields.values(), rid))
+
+    def settled_rounds(self, tid: str, limit: int) -> list[Row]:
+        return self._conn.execute(
+            "SELECT * FROM rounds WHERE table_id = ? AND state = 'settled'"
+            " ORDER BY settled_at DESC, seq DESC LIMIT ?",
+            (tid, limit),
+        ).fetchall()
+
+    # -- bets ----------------------------------------------------------------------------------
+    def insert_bets(self, rows: list[tuple[Any, ...]]) -> None:
+        """rows: (id, round_id, table_id, player_id, game, selection, stake, placed_at)."""
+        self._conn.executemany(
+            "INSERT INTO bets (id, round_id, table_id, player_id, game, selection, stake,"
+            " placed_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open')",
+            rows,
+        )
+
+    def bets_of_round(self, rid: str, player_id: str | None = None) -> list[Row]:
+        if player_id is None:
+            return self._conn.execute(
+                "SELECT * FROM bets WHERE round_id = ? ORDER BY seq", (rid,)
+            ).fetchall()
+        return self._conn.execute(
+            "SELECT * FROM bets WHERE round_id = ? AND player_id = ? ORDER BY seq",
+            (rid, player_id),
+        ).fetchall()
+
+    def open_bets(self, rid: str) -> list[Row]:
+        return self._conn.execute(
+            "SELECT id, player_id, selection, stake FROM bets"
+            " WHERE round_id = ? AND status = 'open' ORDER BY seq",
+            (rid,),
+        ).fetchall()
+
+    def bets_of_player(self, pid: str, round_id: str | None = None) -> list[Row]:
+        if round_id is None:
+            return self._conn.execute(
+                "SELECT * FROM bets WHERE player_id = ? ORDER BY seq DESC", (pid,)
+            ).fetchall()
+        return self._conn.execute(
+            "SELECT * FROM bets WHERE player_id = ? AND round_id = ? ORDER BY seq DESC",
+            (pid, round_id),
+        ).fetchall()
+
+    def bet(self, bid: str) -> Row | None:
+        return self._conn.execute("SELECT * FROM bets WHERE id = ?", (bid,)).fetchone()
+
+    def finish_bets(self, rows: list[tuple[Any, ...]]) -> None:
+        """rows: (status, outcome, win, returned, settled_at, id)."""
+        self._conn.executemany(
+            "UPDATE bets SET status = ?, outcome = ?, win = ?, returned = ?, settled_at = ?"
+            " WHERE id = ?",
+            rows,
+        )
+
+    # -- events --------------------------------------------------------------------------------
+    def insert_event(
+        self, rid: str, kind: str, reason: str | None, note: str | None, at: int
+    ) -> None:
+        self._conn.execute(
+            "INSERT INTO events (round_id, type, reason, note, at) VALUES (?, ?, ?, ?, ?)",
+            (rid, kind, reason, note, at),
+        )
+
+    def events_of_round(self, rid: str) -> list[Row]:
+        return self._conn.execute(
+            "SELECT type, reason, note, at FROM events WHERE round_id = ? ORDER BY seq", (rid,)
+        ).fetchall()
+
+    # -- idempotency ---------------------------------------------------------------------------
+    def idempotency(self, pid: str, key: str) -> Row | None:
+        return self._conn.execute(
+            "SELECT fingerprint, response FROM idempotency_keys WHERE player_id = ? AND key = ?",
+            (pid, key),
+        ).fetchone()
+
+    def remember(self, pid: str, key: str, fingerprint: str, response: str, now: int) -> None:
+        self._conn.execute(
+            "INSERT INTO idempotency_keys (player_id, key, fingerprint, response, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (pid, key, fingerprint, response, now),
+        )

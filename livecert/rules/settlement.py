@@ -1,0 +1,85 @@
+"""Settle any selection on any outcome from the paytable, exactly.
+
+The oracle the harness checks targets with. It knows nothing of HTTP or of any implementation:
+given a paytable, a selection code and an outcome it answers win, lose or refund, the odds as an
+exact fraction, and the clauses that decided it, so that a mismatch names the broken clause.
+"""
+
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+from livecert.rules.conditions import CONDITIONS, Outcome, is_triple
+from livecert.rules.money import round_to_minor
+from livecert.rules.paytable import Paytable
+
+
+class OutcomeError(ValueError):
+    """An outcome is not a possible result of the game."""
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """What the rules say of one bet on one outcome."""
+
+    outcome: str  # "win", "lose" or "refund"
+    odds: Fraction  # x of x:1 when it wins, else 0
+    clauses: tuple[str, ...]  # the clauses that decided it
+
+
+@dataclass(frozen=True)
+class ExpectedSettlement:
+    """A settlement in money: what a target must credit for a stake under its rounding rule."""
+
+    code: str
+    stake: Decimal
+    outcome: str
+    exact_win: Fraction
+    win: Decimal
+    returned: Decimal
+    clauses: tuple[str, ...]
+
+
+def check_outcome(paytable: Paytable, outcome: Outcome) -> tuple[int, ...]:
+    """Refuse an outcome the game cannot produce (SB-GEN-01: three dice, each 1 to 6)."""
+    if paytable.outcome == "dice":
+        ok = len(outcome) == 3 and all(type(d) is int and 1 <= d <= 6 for d in outcome)
+        if not ok:
+            raise OutcomeError(f"outcome={outcome!r} is not three dice of 1 to 6")
+        return tuple(outcome)  # type: ignore[return-value]
+    raise OutcomeError(f"game={paytable.game!r} outcome kind {paytable.outcome!r} is unknown")
+
+
+def settle(paytable: Paytable, code: str, outcome: Outcome) -> Settlement:
+    """Settle one selection on one outcome by the paytable."""
+    selection = paytable.selection(code)
+    dice = check_outcome(paytable, outcome)
+    if selection.loses_on_triple and is_triple(dice):
+        return Settlement("lose", Fraction(0), (paytable.triple_loss_clause or selection.clause,))
+    count = CONDITIONS[selection.condition](dice, selection.params)
+    odds = selection.odds_by_count.get(count) if count else None
+    if odds is None:
+        return Settlement("lose", Fraction(0), (selection.clause,))
+    return Settlement("win", odds, (selection.clause,))
+
+
+def expected_settlement(
+    paytable: Paytable,
+    code: str,
+    outcome: Outcome,
+    stake: Decimal,
+    minor_unit: int,
+    rounding: str,
+) -> ExpectedSettlement:
+    """The exact amounts a target must credit for `stake` on `code` under its declared rule."""
+    ruling = settle(paytable, code, outcome)
+    exact_win = Fraction(stake) * ruling.odds
+    zero = round_to_minor(Fraction(0), minor_unit, rounding)
+    if ruling.outcome == "win":
+        win = round_to_minor(exact_win, minor_unit, rounding)
+        returned = stake + win
+    elif ruling.outcome == "refund":
+        win, returned = zero, stake
+    else:
+        win, returned = zero, zero
+    return ExpectedSettlement(code, stake, ruling.outcome, exact_win, win, returned, ruling.clauses)
