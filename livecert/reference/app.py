@@ -118,13 +118,17 @@ def create_app(config: Config | None = None) -> FastAPI:
             code, message = "VALIDATION", str(exc.detail)
         else:
             code, message = "INTERNAL", str(exc.detail)
-        return JSONResponse({"error": {"code": code, "message": message}},
-                            status_code=exc.status_code, headers=exc.headers)
+        return JSONResponse(
+            {"error": {"code": code, "message": message}},
+            status_code=exc.status_code,
+            headers=exc.headers,
+        )
 
     @app.exception_handler(Exception)
     async def _internal(_request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"error": {"code": "INTERNAL", "message": type(exc).__name__}},
-                            status_code=500)
+        return JSONResponse(
+            {"error": {"code": "INTERNAL", "message": type(exc).__name__}}, status_code=500
+        )
 
     def who(request: Request) -> Identity:
         return service.identify(_bearer(request))

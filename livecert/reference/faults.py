@@ -23,20 +23,38 @@ _PAY = ("REG-SETTLE-01", "REG-RTP-01")
 _PAY_RTP = ("REG-SETTLE-01", "REG-RTP-01", "SB-RTP-01")
 
 _ENTRIES: tuple[Fault, ...] = (
-    Fault("small-wins-on-triple", ("SB-PAY-16", *_PAY_RTP),
-          "SMALL wins 1:1 on the triples whose total is 4..10 (2-2-2, 3-3-3)"),
+    Fault(
+        "small-wins-on-triple",
+        ("SB-PAY-16", *_PAY_RTP),
+        "SMALL wins 1:1 on the triples whose total is 4..10 (2-2-2, 3-3-3)",
+    ),
     Fault("total-10-pays-7-to-1", ("SB-PAY-08", *_PAY_RTP), "TOTAL_10 pays 7:1 instead of 6:1"),
-    Fault("number-on-three-dice-pays-2-to-1", ("SB-PAY-05", *_PAY),
-          "NUMBER_n on a triple of n pays 2:1 instead of 3:1"),
-    Fault("two-odd-one-even-pays-1-to-1", ("SB-PAY-12", *_PAY),
-          "TWO_ODD_ONE_EVEN pays 1:1 instead of 3:2"),
-    Fault("four-numbers-counts-repeats", ("SB-PAY-15", *_PAY_RTP),
-          "FOUR_NUMBERS wins whenever all three dice are in the set, repeats allowed"),
+    Fault(
+        "number-on-three-dice-pays-2-to-1",
+        ("SB-PAY-05", *_PAY),
+        "NUMBER_n on a triple of n pays 2:1 instead of 3:1",
+    ),
+    Fault(
+        "two-odd-one-even-pays-1-to-1",
+        ("SB-PAY-12", *_PAY),
+        "TWO_ODD_ONE_EVEN pays 1:1 instead of 3:2",
+    ),
+    Fault(
+        "four-numbers-counts-repeats",
+        ("SB-PAY-15", *_PAY_RTP),
+        "FOUR_NUMBERS wins whenever all three dice are in the set, repeats allowed",
+    ),
     Fault("pair-loses-on-triple", ("SB-PAY-10", *_PAY), "PAIR_n loses on triple n"),
-    Fault("double-pays-twice", ("SB-PAY-09", *_PAY),
-          "DOUBLE_a_b pays 10:1 (twice 5:1) when a or b shows twice (1-1-2)"),
-    Fault("three-to-two-rounds-wrong-way", ("SB-PAY-12", "REG-SETTLE-01"),
-          "3:2 wins are rounded opposite to the declared rule (down->up, up/half-*->down)"),
+    Fault(
+        "double-pays-twice",
+        ("SB-PAY-09", *_PAY),
+        "DOUBLE_a_b pays 10:1 (twice 5:1) when a or b shows twice (1-1-2)",
+    ),
+    Fault(
+        "three-to-two-rounds-wrong-way",
+        ("SB-PAY-12", "REG-SETTLE-01"),
+        "3:2 wins are rounded opposite to the declared rule (down->up, up/half-*->down)",
+    ),
     Fault("small-includes-eleven", ("SB-PAY-01", *_PAY_RTP), "SMALL also wins on total 11"),
     Fault("big-includes-ten", ("SB-PAY-02", *_PAY_RTP), "BIG also wins on total 10"),
     Fault("odd-pays-2-to-1", ("SB-PAY-03", *_PAY_RTP), "ODD pays 2:1"),
@@ -44,15 +62,31 @@ _ENTRIES: tuple[Fault, ...] = (
     Fault("specific-triple-pays-150", ("SB-PAY-06", *_PAY), "TRIPLE_n pays 150:1"),
     Fault("any-triple-pays-24", ("SB-PAY-07", *_PAY), "ANY_TRIPLE pays 24:1"),
     Fault("all-even-pays-5-to-1", ("SB-PAY-11", *_PAY), "ALL_EVEN pays 5:1"),
-    Fault("three-singles-ordered", ("SB-PAY-13", *_PAY),
-          "THREE_SINGLES_a_b_c wins only when the dice were entered in ascending order"),
-    Fault("double-single-ignores-single", ("SB-PAY-14", *_PAY_RTP),
-          "DOUBLE_SINGLE_p_p_s wins on any roll with exactly two p's, whatever the third die"),
-    Fault("declares-wrong-max-rtp", ("SB-RTP-01", "REG-RTP-01"), "/v1/info declares max_rtp sicbo \"97.50\""),
-    Fault("die-out-of-range-accepted", ("SB-GEN-01", "REG-INPUT-01"),
-          "a result with a die of 0 or 7 is accepted (and settled) instead of refused"),
-    Fault("total-misreported", ("SB-GEN-01",),
-          "the round's result total is reported off by one (sum + 1, or 17 for 6-6-6); settlement correct"),
+    Fault(
+        "three-singles-ordered",
+        ("SB-PAY-13", *_PAY),
+        "THREE_SINGLES_a_b_c wins only when the dice were entered in ascending order",
+    ),
+    Fault(
+        "double-single-ignores-single",
+        ("SB-PAY-14", *_PAY_RTP),
+        "DOUBLE_SINGLE_p_p_s wins on any roll with exactly two p's, whatever the third die",
+    ),
+    Fault(
+        "declares-wrong-max-rtp",
+        ("SB-RTP-01", "REG-RTP-01"),
+        '/v1/info declares max_rtp sicbo "97.50"',
+    ),
+    Fault(
+        "die-out-of-range-accepted",
+        ("SB-GEN-01", "REG-INPUT-01"),
+        "a result with a die of 0 or 7 is accepted (and settled) instead of refused",
+    ),
+    Fault(
+        "total-misreported",
+        ("SB-GEN-01",),
+        "the result's total is reported off by one (sum + 1, 17 for 6-6-6); settlement correct",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _ENTRIES}

@@ -26,7 +26,7 @@ class MoneyError(ValueError):
 def parse_amount(text: object, *, allow_zero: bool = False) -> int:
     """Parse a decimal string in the major unit into minor units, or raise MoneyError."""
     if not isinstance(text, str):
-        raise MoneyError("an amount must be a decimal string such as \"10.00\"")
+        raise MoneyError('an amount must be a decimal string such as "10.00"')
     return _parse_text(text, allow_zero)
 
 
@@ -37,7 +37,7 @@ def _parse_text(text: str, allow_zero: bool) -> int:
         raise MoneyError(f"amount {text!r} is negative")
     match = _AMOUNT.fullmatch(text)
     if match is None:
-        raise MoneyError(f"amount {text!r} is not a plain decimal string such as \"10.00\"")
+        raise MoneyError(f'amount {text!r} is not a plain decimal string such as "10.00"')
     decimals = match.group(2)
     if decimals is not None and len(decimals) > MINOR_UNIT:
         raise MoneyError(f"amount {text!r} has more than {MINOR_UNIT} decimals")

@@ -20,24 +20,44 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8750, help="port (default 8750; 0 = any)")
-    parser.add_argument("--db", metavar="PATH",
-                        help="SQLite file (default: a file in a fresh temporary directory)")
-    parser.add_argument("--fault", metavar="NAME", action="append", default=[],
-                        help="enable a seeded fault (repeatable; see --list-faults)")
-    parser.add_argument("--list-faults", action="store_true",
-                        help="print each fault as `NAME CLAUSE[,CLAUSE...]` and exit")
-    parser.add_argument("--operator-token",
-                        default=os.environ.get("LIVECERT_OPERATOR_TOKEN", DEFAULT_OPERATOR_TOKEN),
-                        help="operator bearer token (env LIVECERT_OPERATOR_TOKEN)")
-    parser.add_argument("--dealer-token",
-                        default=os.environ.get("LIVECERT_DEALER_TOKEN", DEFAULT_DEALER_TOKEN),
-                        help="dealer bearer token (env LIVECERT_DEALER_TOKEN)")
-    parser.add_argument("--rounding", choices=ROUNDING_MODES, default="down",
-                        help="declared rounding of fractional wins (default down)")
+    parser.add_argument(
+        "--db", metavar="PATH", help="SQLite file (default: a file in a fresh temporary directory)"
+    )
+    parser.add_argument(
+        "--fault",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="enable a seeded fault (repeatable; see --list-faults)",
+    )
+    parser.add_argument(
+        "--list-faults",
+        action="store_true",
+        help="print each fault as `NAME CLAUSE[,CLAUSE...]` and exit",
+    )
+    parser.add_argument(
+        "--operator-token",
+        default=os.environ.get("LIVECERT_OPERATOR_TOKEN", DEFAULT_OPERATOR_TOKEN),
+        help="operator bearer token (env LIVECERT_OPERATOR_TOKEN)",
+    )
+    parser.add_argument(
+        "--dealer-token",
+        default=os.environ.get("LIVECERT_DEALER_TOKEN", DEFAULT_DEALER_TOKEN),
+        help="dealer bearer token (env LIVECERT_DEALER_TOKEN)",
+    )
+    parser.add_argument(
+        "--rounding",
+        choices=ROUNDING_MODES,
+        default="down",
+        help="declared rounding of fractional wins (default down)",
+    )
     parser.add_argument("--currency", default="EUR", help="ISO 4217 currency code (default EUR)")
-    parser.add_argument("--log-level", default="warning",
-                        choices=("critical", "error", "warning", "info", "debug", "trace"),
-                        help="uvicorn log level (default warning)")
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=("critical", "error", "warning", "info", "debug", "trace"),
+        help="uvicorn log level (default warning)",
+    )
     return parser
 
 
@@ -57,24 +77,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"livecert serve: error: {exc}", file=sys.stderr, flush=True)
         return 2
     if not re.fullmatch(r"[A-Z]{3}", args.currency):
-        print("livecert serve: error: --currency must be three upper-case letters",
-              file=sys.stderr, flush=True)
+        print(
+            "livecert serve: error: --currency must be three upper-case letters",
+            file=sys.stderr,
+            flush=True,
+        )
         return 2
     if not args.operator_token or not args.dealer_token:
         print("livecert serve: error: tokens must not be empty", file=sys.stderr, flush=True)
         return 2
     if args.operator_token == args.dealer_token:
-        print("livecert serve: error: operator and dealer tokens must differ",
-              file=sys.stderr, flush=True)
+        print(
+            "livecert serve: error: operator and dealer tokens must differ",
+            file=sys.stderr,
+            flush=True,
+        )
         return 2
 
     import uvicorn  # imported late so --list-faults and errors stay instant
 
     from livecert.reference.app import create_app
 
-    config = Config(db_path=args.db, operator_token=args.operator_token,
-                    dealer_token=args.dealer_token, rounding=args.rounding,
-                    currency=args.currency, faults=faults)
+    config = Config(
+        db_path=args.db,
+        operator_token=args.operator_token,
+        dealer_token=args.dealer_token,
+        rounding=args.rounding,
+        currency=args.currency,
+        faults=faults,
+    )
     app = create_app(config)
 
     class AnnouncingServer(uvicorn.Server):
@@ -88,12 +119,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                     for sock in server.sockets or ():
                         port = sock.getsockname()[1]
                         break
-                print(f"livecert reference server listening on http://{args.host}:{port}",
-                      flush=True)
+                print(
+                    f"livecert reference server listening on http://{args.host}:{port}", flush=True
+                )
 
-    server = AnnouncingServer(uvicorn.Config(app, host=args.host, port=args.port,
-                                             log_level=args.log_level, access_log=False,
-                                             lifespan="off"))
+    server = AnnouncingServer(
+        uvicorn.Config(
+            app,
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            access_log=False,
+            lifespan="off",
+        )
+    )
     try:
         server.run()
     except SystemExit as exc:  # uvicorn exits on a bind failure

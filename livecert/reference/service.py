@@ -150,8 +150,11 @@ class Service:
     # -- info ----------------------------------------------------------------------------------
     def info(self) -> Json:
         return {
-            "implementation": {"name": "livecert-reference", "version": __version__,
-                               "vendor": "livecert"},
+            "implementation": {
+                "name": "livecert-reference",
+                "version": __version__,
+                "vendor": "livecert",
+            },
             "contract_version": CONTRACT_VERSION,
             "games": list(GAMES),
             "currency": self.config.currency,
@@ -181,8 +184,13 @@ class Service:
         pid, token = _new_id("p"), secrets.token_urlsafe(24)
         with self.store.transaction():
             self.store.insert_player(pid, token, name, balance, self.now())
-        return {"player_id": pid, "name": name, "balance": format_amount(balance),
-                "connected": True, "token": token}
+        return {
+            "player_id": pid,
+            "name": name,
+            "balance": format_amount(balance),
+            "connected": True,
+            "token": token,
+        }
 
     def create_table(self, ident: Identity, body: Any) -> Json:
         self.require(ident, "operator")
@@ -253,8 +261,11 @@ class Service:
             game = GAMES[table["game"]]
             rows = self.store.settled_rounds(tid, STATISTICS_DEPTH)
         results = [
-            {"round_id": row["id"], "settled_at": iso(row["settled_at"]),
-             "result": game.result_view(tuple(json.loads(row["result"])), self.faults)}
+            {
+                "round_id": row["id"],
+                "settled_at": iso(row["settled_at"]),
+                "result": game.result_view(tuple(json.loads(row["result"])), self.faults),
+            }
             for row in rows
         ]
         return {"table_id": tid, "game": table["game"], "results": results}
@@ -326,8 +337,7 @@ class Service:
             game = GAMES[row["game"]]
             if not isinstance(kind, str) or kind not in game.EVENT_TYPES:
                 raise validation(
-                    f"`type` must be one of {', '.join(sorted(game.EVENT_TYPES))} "
-                    f"for {row['game']}"
+                    f"`type` must be one of {', '.join(sorted(game.EVENT_TYPES))} for {row['game']}"
                 )
             if state == "paused":
                 raise round_state(f"round {rid} is paused")
@@ -361,8 +371,13 @@ class Service:
                 raise round_state(f"round {rid} is {state}, not paused")
             back = row["paused_from"]
             if back == "betting":
-                self.store.update_round(rid, state="betting", paused_from=None,
-                                        remaining_ms=None, ends_at=now + row["remaining_ms"])
+                self.store.update_round(
+                    rid,
+                    state="betting",
+                    paused_from=None,
+                    remaining_ms=None,
+                    ends_at=now + row["remaining_ms"],
+                )
             else:
                 self.store.update_round(rid, state="closed", paused_from=None, remaining_ms=None)
             self.store.insert_event(rid, "resume", None, None, now)
@@ -382,10 +397,12 @@ class Service:
                 credits[bet["player_id"]] += bet["stake"]
             self.store.finish_bets(updates)
             self.store.credit([(amount, pid) for pid, amount in credits.items()])
-            self.store.update_round(rid, state=status, paused_from=None, remaining_ms=None,
-                                    reason=reason)
-            self.store.insert_event(rid, "cancel" if status == "cancelled" else "void",
-                                    reason, None, now)
+            self.store.update_round(
+                rid, state=status, paused_from=None, remaining_ms=None, reason=reason
+            )
+            self.store.insert_event(
+                rid, "cancel" if status == "cancelled" else "void", reason, None, now
+            )
             return self._round_view(rid, ident)
 
     def enter_result(self, ident: Identity, rid: str, body: Any) -> Json:
@@ -402,8 +419,9 @@ class Service:
             if state != "closed":
                 raise round_state(f"round {rid} is {state}; a result needs betting closed")
             self._settle(rid, game, result, now)
-            self.store.update_round(rid, state="settled", result=json.dumps(list(result)),
-                                    settled_at=now)
+            self.store.update_round(
+                rid, state="settled", result=json.dumps(list(result)), settled_at=now
+            )
             self.store.insert_event(rid, "result", None, None, now)
             return self._round_view(rid, ident)
 
@@ -427,9 +445,7 @@ class Service:
         self.store.credit([(amount, pid) for pid, amount in credits.items()])
 
     # -- bets ----------------------------------------------------------------------------------
-    def place_bets(
-        self, ident: Identity, rid: str, body: Any, key: str | None
-    ) -> tuple[int, Json]:
+    def place_bets(self, ident: Identity, rid: str, body: Any, key: str | None) -> tuple[int, Json]:
         """Place a whole slip or nothing; answers (201, accepted) or (200, the replayed answer)."""
         self.require(ident, "player")
         pid = ident.player_id
@@ -443,8 +459,11 @@ class Service:
                 seen = self.store.idempotency(pid, key)
                 if seen is not None:
                     if seen["fingerprint"] != fingerprint:
-                        raise ApiError(409, "IDEMPOTENCY_CONFLICT",
-                                       "this Idempotency-Key was used with another request")
+                        raise ApiError(
+                            409,
+                            "IDEMPOTENCY_CONFLICT",
+                            "this Idempotency-Key was used with another request",
+                        )
                     return 200, json.loads(seen["response"])
             row = self._round(rid)
             game = GAMES[row["game"]]
@@ -457,24 +476,35 @@ class Service:
             total = sum(stakes)
             if total > player["balance"]:
                 raise ApiError(
-                    409, "INSUFFICIENT_FUNDS",
+                    409,
+                    "INSUFFICIENT_FUNDS",
                     f"the slip stakes {format_amount(total)} but the balance is "
                     f"{format_amount(player['balance'])}",
                 )
             balance = player["balance"] - total
             rows = [
-                (_new_id("b"), rid, row["table_id"], pid, row["game"], bet["selection"], stake,
-                 now)
+                (_new_id("b"), rid, row["table_id"], pid, row["game"], bet["selection"], stake, now)
                 for bet, stake in zip(slip, stakes, strict=True)
             ]
             self.store.insert_bets(rows)
             self.store.set_balance(pid, balance)
             answer = {
                 "bets": [
-                    {"bet_id": r[0], "round_id": rid, "table_id": r[2], "player_id": pid,
-                     "game": r[4], "selection": r[5], "stake": format_amount(r[6]),
-                     "placed_at": iso(now), "status": "open", "outcome": None, "win": None,
-                     "returned": None, "settled_at": None}
+                    {
+                        "bet_id": r[0],
+                        "round_id": rid,
+                        "table_id": r[2],
+                        "player_id": pid,
+                        "game": r[4],
+                        "selection": r[5],
+                        "stake": format_amount(r[6]),
+                        "placed_at": iso(now),
+                        "status": "open",
+                        "outcome": None,
+                        "win": None,
+                        "returned": None,
+                        "settled_at": None,
+                    }
                     for r in rows
                 ],
                 "balance": format_amount(balance),
@@ -499,7 +529,8 @@ class Service:
             if not isinstance(bet.get("stake"), str):
                 raise validation(
                     f'bets[{index}].stake must be a decimal string such as "10.00", '
-                    "not a JSON number", {"index": index},
+                    "not a JSON number",
+                    {"index": index},
                 )
             slip.append({"selection": bet["selection"], "stake": bet["stake"]})
         return slip
@@ -511,15 +542,20 @@ class Service:
         for index, bet in enumerate(slip):
             if not game.is_selection(bet["selection"]):
                 raise ApiError(
-                    422, "UNKNOWN_SELECTION",
+                    422,
+                    "UNKNOWN_SELECTION",
                     f"bets[{index}]: {bet['selection']!r} is not a {game.NAME} selection",
                     {"index": index, "selection": bet["selection"]},
                 )
             try:
                 stakes.append(parse_amount(bet["stake"]))
             except MoneyError as exc:
-                raise ApiError(422, "INVALID_STAKE", f"bets[{index}]: {exc}",
-                               {"index": index, "stake": bet["stake"]}) from None
+                raise ApiError(
+                    422,
+                    "INVALID_STAKE",
+                    f"bets[{index}]: {exc}",
+                    {"index": index, "stake": bet["stake"]},
+                ) from None
         return stakes
 
     def withdraw(self, ident: Identity, bid: str) -> None:

@@ -26,12 +26,37 @@ WIN = "win"
 LOSE = "lose"
 
 # SB-PAY-08: specific totals and their odds (totals 3 and 18 are not offered, RULES.md D).
-_TOTAL_ODDS = {4: 60, 17: 60, 5: 30, 16: 30, 6: 18, 15: 18, 7: 12, 14: 12,
-               8: 8, 13: 8, 9: 7, 12: 7, 10: 6, 11: 6}
+_TOTAL_ODDS = {
+    4: 60,
+    17: 60,
+    5: 30,
+    16: 30,
+    6: 18,
+    15: 18,
+    7: 12,
+    14: 12,
+    8: 8,
+    13: 8,
+    9: 7,
+    12: 7,
+    10: 6,
+    11: 6,
+}
 _FOUR_NUMBER_SETS = frozenset({(1, 2, 3, 4), (2, 3, 4, 5), (2, 3, 5, 6), (3, 4, 5, 6)})
 
-_SIMPLE = frozenset({"SMALL", "BIG", "ODD", "EVEN", "ANY_TRIPLE", "ALL_ODD", "ALL_EVEN",
-                     "TWO_ODD_ONE_EVEN", "TWO_EVEN_ONE_ODD"})
+_SIMPLE = frozenset(
+    {
+        "SMALL",
+        "BIG",
+        "ODD",
+        "EVEN",
+        "ANY_TRIPLE",
+        "ALL_ODD",
+        "ALL_EVEN",
+        "TWO_ODD_ONE_EVEN",
+        "TWO_EVEN_ONE_ODD",
+    }
+)
 _ONE = re.compile(r"(NUMBER|TRIPLE|PAIR)_([1-6])")
 _TOTAL = re.compile(r"TOTAL_([1-9][0-9]?)")
 _DOUBLE = re.compile(r"DOUBLE_([1-6])_([1-6])")

@@ -81,8 +81,9 @@ class ContractClient:
         schema = _response_schema(method, path, status)
         assert schema is not None, f"{method} {path} answered {status}, not in the contract"
         OAS31Validator(
-            {**schema, "$id": "urn:contract-response"} if "$ref" not in schema else
-            {"$ref": "urn:contract" + schema["$ref"]},
+            {**schema, "$id": "urn:contract-response"}
+            if "$ref" not in schema
+            else {"$ref": "urn:contract" + schema["$ref"]},
             registry=_REGISTRY,
             format_checker=OAS31Validator.FORMAT_CHECKER,
         ).validate(body)
@@ -104,8 +105,9 @@ class Casino:
         self.api = api
 
     def player(self, balance: str = "1000.00") -> tuple[str, dict[str, str]]:
-        r = self.api.post("/v1/players", json={"balance": balance, "name": "tester"},
-                          headers=OPERATOR)
+        r = self.api.post(
+            "/v1/players", json={"balance": balance, "name": "tester"}, headers=OPERATOR
+        )
         assert r.status_code == 201, r.text
         return r.json()["player_id"], {"Authorization": f"Bearer {r.json()['token']}"}
 
@@ -115,16 +117,20 @@ class Casino:
         return r.json()["table_id"]
 
     def open(self, table_id: str, countdown_ms: int = 60_000) -> str:
-        r = self.api.post(f"/v1/tables/{table_id}/rounds", json={"countdown_ms": countdown_ms},
-                          headers=DEALER)
+        r = self.api.post(
+            f"/v1/tables/{table_id}/rounds", json={"countdown_ms": countdown_ms}, headers=DEALER
+        )
         assert r.status_code == 201, r.text
         return r.json()["round_id"]
 
-    def bet(self, round_id: str, player: dict[str, str], *bets: tuple[str, str],
-            **kw: Any) -> Any:
+    def bet(self, round_id: str, player: dict[str, str], *bets: tuple[str, str], **kw: Any) -> Any:
         slip = [{"selection": s, "stake": k} for s, k in bets]
-        return self.api.post(f"/v1/rounds/{round_id}/bets", json={"bets": slip},
-                             headers={**player, **kw.pop("headers", {})}, **kw)
+        return self.api.post(
+            f"/v1/rounds/{round_id}/bets",
+            json={"bets": slip},
+            headers={**player, **kw.pop("headers", {})},
+            **kw,
+        )
 
     def close(self, round_id: str) -> Any:
         r = self.api.post(f"/v1/rounds/{round_id}/close", headers=DEALER)
@@ -132,16 +138,20 @@ class Casino:
         return r.json()
 
     def result(self, round_id: str, dice: Any) -> Any:
-        return self.api.post(f"/v1/rounds/{round_id}/result", json={"dice": dice},
-                             headers=DEALER)
+        return self.api.post(f"/v1/rounds/{round_id}/result", json={"dice": dice}, headers=DEALER)
 
     def balance(self, player: dict[str, str]) -> str:
         r = self.api.get("/v1/player", headers=player)
         assert r.status_code == 200, r.text
         return r.json()["balance"]
 
-    def play(self, player: dict[str, str], dice: list[int], *bets: tuple[str, str],
-             table_id: str | None = None) -> dict[str, Any]:
+    def play(
+        self,
+        player: dict[str, str],
+        dice: list[int],
+        *bets: tuple[str, str],
+        table_id: str | None = None,
+    ) -> dict[str, Any]:
         """One whole round: open, bet, close, result; answers the settled round."""
         round_id = self.open(table_id or self.table())
         r = self.bet(round_id, player, *bets)

@@ -67,7 +67,9 @@ LOSS = ("lose", Fraction(0))
 
 def test_small_wins_on_triple() -> None:
     assert _differences("small-wins-on-triple") == {
-        ("SMALL", (2, 2, 2)): (LOSS, WIN1), ("SMALL", (3, 3, 3)): (LOSS, WIN1)}
+        ("SMALL", (2, 2, 2)): (LOSS, WIN1),
+        ("SMALL", (3, 3, 3)): (LOSS, WIN1),
+    }
 
 
 def test_total_10_pays_7_to_1() -> None:
@@ -78,7 +80,8 @@ def test_total_10_pays_7_to_1() -> None:
 
 def test_number_on_three_dice_pays_2_to_1() -> None:
     assert _differences("number-on-three-dice-pays-2-to-1") == {
-        (f"NUMBER_{n}", (n, n, n)): (("win", 3), ("win", 2)) for n in range(1, 7)}
+        (f"NUMBER_{n}", (n, n, n)): (("win", 3), ("win", 2)) for n in range(1, 7)
+    }
 
 
 def test_two_odd_one_even_pays_1_to_1() -> None:
@@ -97,7 +100,8 @@ def test_four_numbers_counts_repeats() -> None:
 
 def test_pair_loses_on_triple() -> None:
     assert _differences("pair-loses-on-triple") == {
-        (f"PAIR_{n}", (n, n, n)): (("win", 10), LOSS) for n in range(1, 7)}
+        (f"PAIR_{n}", (n, n, n)): (("win", 10), LOSS) for n in range(1, 7)
+    }
 
 
 def test_double_pays_twice() -> None:
@@ -109,13 +113,26 @@ def test_double_pays_twice() -> None:
 def test_three_to_two_rounds_wrong_way(make_app: Any) -> None:
     _api, casino = make_app(rounding="down", faults=frozenset({"three-to-two-rounds-wrong-way"}))
     _pid, player = casino.player()
-    rnd = casino.play(player, [1, 3, 2], ("TWO_ODD_ONE_EVEN", "0.03"),
-                      ("TWO_EVEN_ONE_ODD", "0.03"), ("NUMBER_1", "0.03"))
+    rnd = casino.play(
+        player,
+        [1, 3, 2],
+        ("TWO_ODD_ONE_EVEN", "0.03"),
+        ("TWO_EVEN_ONE_ODD", "0.03"),
+        ("NUMBER_1", "0.03"),
+    )
     assert [b["win"] for b in rnd["bets"]] == ["0.05", "0.00", "0.03"]
-    for declared, wrong in (("up", "down"), ("half-up", "down"), ("half-even", "down"),
-                            ("down", "up")):
-        assert sicbo.rounding_mode("TWO_EVEN_ONE_ODD", declared,
-                                   frozenset({"three-to-two-rounds-wrong-way"})) == wrong
+    for declared, wrong in (
+        ("up", "down"),
+        ("half-up", "down"),
+        ("half-even", "down"),
+        ("down", "up"),
+    ):
+        assert (
+            sicbo.rounding_mode(
+                "TWO_EVEN_ONE_ODD", declared, frozenset({"three-to-two-rounds-wrong-way"})
+            )
+            == wrong
+        )
         assert sicbo.rounding_mode("TWO_EVEN_ONE_ODD", declared, NONE) == declared
 
 
@@ -143,12 +160,14 @@ def test_even_loses_on_total_4() -> None:
 
 def test_specific_triple_pays_150() -> None:
     assert _differences("specific-triple-pays-150") == {
-        (f"TRIPLE_{n}", (n, n, n)): (("win", 180), ("win", 150)) for n in range(1, 7)}
+        (f"TRIPLE_{n}", (n, n, n)): (("win", 180), ("win", 150)) for n in range(1, 7)
+    }
 
 
 def test_any_triple_pays_24() -> None:
     assert _differences("any-triple-pays-24") == {
-        ("ANY_TRIPLE", (n, n, n)): (("win", 30), ("win", 24)) for n in range(1, 7)}
+        ("ANY_TRIPLE", (n, n, n)): (("win", 30), ("win", 24)) for n in range(1, 7)
+    }
 
 
 def test_all_even_pays_5_to_1() -> None:

@@ -35,10 +35,26 @@ def test_bad_options_exit_2(capsys) -> None:  # type: ignore[no-untyped-def]
 def test_server_runs(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO), "LIVECERT_DEALER_TOKEN": "d-tok"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "livecert.reference", "--port", "0", "--db",
-         str(tmp_path / "x.sqlite3"), "--rounding", "half-even", "--fault", "total-misreported",
-         "--currency", "USD"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env,
+        [
+            sys.executable,
+            "-m",
+            "livecert.reference",
+            "--port",
+            "0",
+            "--db",
+            str(tmp_path / "x.sqlite3"),
+            "--rounding",
+            "half-even",
+            "--fault",
+            "total-misreported",
+            "--currency",
+            "USD",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=env,
     )
     try:
         assert proc.stdout is not None
@@ -49,8 +65,9 @@ def test_server_runs(tmp_path: Path) -> None:
         with urllib.request.urlopen(base + "/v1/info", timeout=5) as response:
             info = json.load(response)
         assert (info["rounding"], info["currency"]) == ("half-even", "USD")
-        request = urllib.request.Request(base + "/v1/whoami",
-                                         headers={"Authorization": "Bearer d-tok"})
+        request = urllib.request.Request(
+            base + "/v1/whoami", headers={"Authorization": "Bearer d-tok"}
+        )
         with urllib.request.urlopen(request, timeout=5) as response:
             assert json.load(response)["role"] == "dealer"
         assert (tmp_path / "x.sqlite3").exists()

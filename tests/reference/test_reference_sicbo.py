@@ -19,12 +19,36 @@ def test_exactly_110_selections_matching_the_hand_table() -> None:
     assert all(sicbo.is_selection(code) for code in codes)
 
 
-@pytest.mark.parametrize("code", [
-    "TOTAL_3", "TOTAL_18", "DOUBLE_2_2", "DOUBLE_2_1", "TRIPLE_7", "NUMBER_0", "NUMBER_7",
-    "THREE_SINGLES_1_1_2", "THREE_SINGLES_3_2_1", "DOUBLE_SINGLE_2_2_2", "DOUBLE_SINGLE_2_3_3",
-    "FOUR_NUMBERS_1_2_3_5", "FOUR_NUMBERS_4_3_2_1", "small", "Small", " SMALL", "SMALL ",
-    "TOTAL_04", "TOTAL_4 ", "PAIR_", "ANY", "", "DOUBLE_1_2_3", "TRIPLE_1_1", "BIG\n",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "TOTAL_3",
+        "TOTAL_18",
+        "DOUBLE_2_2",
+        "DOUBLE_2_1",
+        "TRIPLE_7",
+        "NUMBER_0",
+        "NUMBER_7",
+        "THREE_SINGLES_1_1_2",
+        "THREE_SINGLES_3_2_1",
+        "DOUBLE_SINGLE_2_2_2",
+        "DOUBLE_SINGLE_2_3_3",
+        "FOUR_NUMBERS_1_2_3_5",
+        "FOUR_NUMBERS_4_3_2_1",
+        "small",
+        "Small",
+        " SMALL",
+        "SMALL ",
+        "TOTAL_04",
+        "TOTAL_4 ",
+        "PAIR_",
+        "ANY",
+        "",
+        "DOUBLE_1_2_3",
+        "TRIPLE_1_1",
+        "BIG\n",
+    ],
+)
 def test_unknown_selections(code: str) -> None:
     assert not sicbo.is_selection(code)
 
@@ -59,7 +83,11 @@ def _wins(dice: tuple[int, int, int]) -> dict[str, Fraction]:
 
 def test_reading_three_threes() -> None:
     assert _wins((3, 3, 3)) == {
-        "TOTAL_9": 7, "PAIR_3": 10, "NUMBER_3": 3, "ALL_ODD": 6, "ANY_TRIPLE": 30,
+        "TOTAL_9": 7,
+        "PAIR_3": 10,
+        "NUMBER_3": 3,
+        "ALL_ODD": 6,
+        "ANY_TRIPLE": 30,
         "TRIPLE_3": 180,
     }
 
@@ -101,8 +129,17 @@ def test_three_singles_any_order() -> None:
 
 def test_result_parsing() -> None:
     assert sicbo.parse_result({"dice": [6, 1, 3]}, NONE) == (6, 1, 3)
-    bad = [[0, 1, 2], [1, 2, 7], [1, 2], [1, 2, 3, 4], [1.0, 2, 3], ["1", 2, 3], [True, 2, 3],
-           None, "123"]
+    bad = [
+        [0, 1, 2],
+        [1, 2, 7],
+        [1, 2],
+        [1, 2, 3, 4],
+        [1.0, 2, 3],
+        ["1", 2, 3],
+        [True, 2, 3],
+        None,
+        "123",
+    ]
     for dice in bad:
         with pytest.raises(sicbo.ResultError):
             sicbo.parse_result({"dice": dice}, NONE)

@@ -1,0 +1,170 @@
+"""The verdict and the clause statuses, from synthetic run records."""
+
+from livecert.certify.certificate import build_certificate
+from livecert.certify.scope import IN_SCOPE
+
+TARGET = {
+    "type": "target",
+    "url": "http://x",
+    "name": "impl",
+    "version": "1",
+    "max_rtp": {"sicbo": "97.22"},
+}
+
+
+def scenario(name: str, clauses: list[str], outcome: str = "passed", **extra) -> dict:
+    return {
+        "type": "scenario",
+        "nodeid": name,
+        "name": name,
+        "game": "sicbo",
+        "clauses": clauses,
+        "outcome": outcome,
+        "failed_clauses": None,
+        **extra,
+    }
+
+
+def all_passing() -> list[dict]:
+    return [TARGET, *(scenario(f"proves {c}", [c]) for c in IN_SCOPE["sicbo"])]
+
+
+def certify(records: list[dict]) -> dict:
+    return build_certificate(records, ("sicbo",), run={})
+
+
+def test_every_clause_in_scope_passed_is_compliant() -> None:
+    cert = certify(all_passing())
+    assert cert["verdict"] == "compliant"
+    assert all(cert["clauses"][c]["status"] == "passed" for c in IN_SCOPE["sicbo"])
+    outside = cert["clauses"]["SB-STAT-01"]
+    assert (outside["status"], outside["in_scope"]) == ("not-tested", False)
+    assert "not covered" in outside["reason"]
+    assert "SB-STAT-01" in cert["scope"]["clauses_outside_scope"]
+    assert len(cert["rules"]["documents"]) == 4
+
+
+def test_a_failure_fails_only_the_clauses_it_is_attributed_to() -> None:
+    records = [
+        *all_passing(),
+        scenario(
+            "sweep 2 2 2",
+            ["SB-PAY-01", "SB-PAY-16", "REG-SETTLE-01"],
+            "failed",
+            failed_clauses=["SB-PAY-16", "REG-SETTLE-01"],
+        ),
+    ]
+    cert = certify(records)
+    assert cert["verdict"] == "non-compliant"
+    failed = {c for c, row in cert["clauses"].items() if row["status"] == "failed"}
+    assert failed == {"SB-PAY-16", "REG-SETTLE-01"}
+    assert cert["clauses"]["SB-PAY-16"]["failed_scenarios"] == ["sweep 2 2 2"]
+
+
+def test_a_failure_without_attribution_fails_every_tag() -> None:
+    cert = certify([*all_passing(), scenario("x", ["SB-PAY-02", "SB-PAY-03"], "failed")])
+    assert {c for c, r in cert["clauses"].items() if r["status"] == "failed"} == {
+        "SB-PAY-02",
+        "SB-PAY-03",
+    }
+
+
+def test_a_target_error_makes_the_run_incomplete_never_compliant() -> None:
+    records = [
+        *all_passing()[:5],
+        scenario("y", ["SB-PAY-05"], "error", target_error=True, message="target error: 500"),
+        {"type": "target_error", "message": "target error: answered 500"},
+    ]
+    cert = certify(records)
+    assert cert["verdict"] == "incomplete"
+    assert cert["clauses"]["SB-PAY-05"]["status"] == "not-tested"
+    assert any("answered 500" in r for r in cert["verdict_reasons"])
+
+
+def test_a_clause_in_scope_with_no_scenario_is_incomplete() -> None:
+    records = [r for r in all_passing() if "SB-RTP-01" not in r.get("clauses", [])]
+    cert = certify(records)
+    assert cert["verdict"] == "incomplete"
+    assert cert["clauses"]["SB-RTP-01"]["reason"] == "no scenario proving it was run"
+
+
+def test_a_skipped_scenario_proves_nothing() -> None:
+    records = [r for r in all_passing() if "SB-GEN-01" not in r.get("clauses", [])]
+    records.append(scenario("z", ["SB-GEN-01"], "skipped", skip_reason="not offered"))
+    cert = certify(records)
+    assert cert["verdict"] == "incomplete"
+    assert cert["clauses"]["SB-GEN-01"]["reason"].startswith("skipped")
+
+
+def test_failed_beats_incomplete() -> None:
+    records = [
+        *all_passing(),
+        scenario("f", ["SB-PAY-07"], "failed"),
+        {"type": "target_error", "message": "target error: timeout"},
+    ]
+    assert certify(records)["verdict"] == "non-compliant"
+
+
+def test_a_preflight_target_error_leaves_every_clause_not_tested() -> None:
+    cert = certify([{"type": "target_error", "message": "target error: cannot connect"}])
+    assert cert["verdict"] == "incomplete"
+    assert {r["status"] for r in cert["clauses"].values()} == {"not-tested"}
+
+
+def test_sweep_and_rtp_sections() -> None:
+    records = [
+        *all_passing(),
+        {
+            "type": "sweep",
+            "game": "sicbo",
+            "outcome": [1, 1, 1],
+            "selections": 110,
+            "checked": 110,
+            "mismatches": 0,
+            "mismatched": [],
+        },
+        {
+            "type": "sweep",
+            "game": "sicbo",
+            "outcome": [1, 1, 2],
+            "selections": 110,
+            "checked": 110,
+            "mismatches": 2,
+            "mismatched": ["SMALL", "BIG"],
+        },
+        {
+            "type": "rtp",
+            "game": "sicbo",
+            "rolls": 216,
+            "rows": [
+                {
+                    "code": "SMALL",
+                    "clause": "SB-PAY-01",
+                    "theoretical": "35/36",
+                    "measured": "35/36",
+                    "theoretical_percent": "97.2222%",
+                    "measured_percent": "97.2222%",
+                }
+            ],
+        },
+        {
+            "type": "rtp_max",
+            "game": "sicbo",
+            "stated": "97.22",
+            "declared": "97.22",
+            "measured": "97.22",
+            "selection": "SMALL",
+        },
+    ]
+    cert = certify(records)
+    assert cert["sweep"]["sicbo"] == {
+        "outcomes_possible": 216,
+        "outcomes_played": 2,
+        "selections": 110,
+        "settlements_checked": 220,
+        "mismatches": 2,
+        "mismatched_outcomes": [[1, 1, 2]],
+    }
+    rtp = cert["rtp"]["sicbo"]
+    assert rtp["declared_max_percent"] == rtp["stated_max_percent"] == "97.22"
+    assert rtp["selections"]["SMALL"]["measured"] == "35/36"

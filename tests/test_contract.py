@@ -1,0 +1,96 @@
+"""The certification contract: it loads, its checker rejects what it must, its docs match."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from livecert.contract import ContractViolation, load_contract
+from livecert.reference import sicbo as reference_sicbo
+from livecert.rules import load_paytable
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTRACT = load_contract()
+INFO = {
+    "implementation": {"name": "x", "version": "1"},
+    "contract_version": "1.0.0",
+    "games": ["sicbo"],
+    "currency": "EUR",
+    "minor_unit": 2,
+    "rounding": "down",
+    "max_rtp": {"sicbo": "97.22"},
+    "capabilities": [],
+}
+BET = {
+    "bet_id": "b1",
+    "round_id": "r1",
+    "player_id": "p1",
+    "game": "sicbo",
+    "selection": "SMALL",
+    "stake": "1.00",
+    "placed_at": "2026-11-29T19:33:25.123Z",
+    "status": "settled",
+    "outcome": "win",
+    "win": "1.00",
+    "returned": "2.00",
+}
+
+
+def test_the_contract_is_versioned_and_has_the_operations_of_both_games() -> None:
+    assert re.fullmatch(r"\d+\.\d+\.\d+", CONTRACT.version)
+    assert CONTRACT.operation("POST", "/v1/rounds/abc/result").operation_id == "enterResult"
+    assert CONTRACT.operation("DELETE", "/v1/bets/b1").operation_id == "withdrawBet"
+    assert CONTRACT.operation("GET", "/v1/nowhere") is None
+    entry = CONTRACT.spec["components"]["schemas"]["ResultEntry"]["oneOf"]
+    assert {next(iter(e["required"])) for e in entry} == {"dice", "tokens"}
+
+
+def test_a_valid_answer_passes() -> None:
+    CONTRACT.check_response("GET", "/v1/info", 200, INFO)
+    CONTRACT.check_response("POST", "/v1/rounds/r1/bets", 201, {"bets": [BET], "balance": "9.00"})
+    CONTRACT.check_response(
+        "POST", "/v1/rounds/r1/bets", 422, {"error": {"code": "INVALID_STAKE", "message": "zero"}}
+    )
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status", "body", "says"),
+    [
+        ("GET", "/v1/info", 200, {**INFO, "max_rtp": {"sicbo": 97.22}}, "must be string"),
+        ("GET", "/v1/info", 200, {k: v for k, v in INFO.items() if k != "rounding"}, "rounding"),
+        (
+            "POST",
+            "/v1/rounds/r1/bets",
+            201,
+            {"bets": [{**BET, "stake": 1.0}], "balance": "1.00"},
+            "must be string",
+        ),
+        (
+            "POST",
+            "/v1/rounds/r1/bets",
+            201,
+            {"bets": [{**BET, "status": "won"}], "balance": "1"},
+            "must be one of",
+        ),
+        ("POST", "/v1/rounds/r1/bets", 422, {"detail": "nope"}, "error"),
+        ("POST", "/v1/rounds/r1/bets", 202, {"bets": [], "balance": "1.00"}, "allows only"),
+        ("GET", "/v1/nowhere", 200, {}, "no such operation"),
+    ],
+)
+def test_a_broken_answer_is_a_violation_naming_the_operation(method, path, status, body, says):
+    with pytest.raises(ContractViolation, match=says) as caught:
+        CONTRACT.check_response(method, path, status, body)
+    assert str(status) in str(caught.value)
+
+
+def test_the_selection_table_in_the_docs_matches_the_oracle_and_the_reference() -> None:
+    text = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
+    sicbo = text[text.index("### Sic Bo") : text.index("### Xoc Dia")]
+    oracle_codes = {s.code for s in load_paytable("sicbo").selections}
+    named = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", sicbo))
+    concrete = {c for c in named if not re.search(r"_[a-z]", c)}
+    assert concrete <= oracle_codes, sorted(concrete - oracle_codes)
+    counts = [int(n) for n in re.findall(r"\| (\d+) \| SB-PAY", sicbo)]
+    assert sum(counts) == 110 == len(oracle_codes)
+    # the reference parses codes with its own code; both must accept exactly the same 110
+    assert set(reference_sicbo.all_selections()) == oracle_codes

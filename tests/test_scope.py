@@ -1,0 +1,70 @@
+"""The certified scope, the feature tags and the seeded faults stay in step.
+
+Every clause the harness claims to certify has scenarios tagged with it and at least one seeded
+fault that breaks it; every clause tag in a feature is a real clause of the catalogue.
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from livecert.certify.scope import IN_SCOPE
+from livecert.rules import load_catalogue
+
+ROOT = Path(__file__).resolve().parent.parent
+TAG = re.compile(r"@((?:SB|XD|TBL|REG|DOC)-[A-Z]+-\d{2})\b")
+
+
+def feature_tags(game: str) -> set[str]:
+    tags: set[str] = set()
+    for path in (ROOT / "features" / game).glob("*.feature"):
+        tags |= set(TAG.findall(path.read_text(encoding="utf-8")))
+    return tags
+
+
+def listed_faults() -> dict[str, list[str]]:
+    out = subprocess.run(
+        [sys.executable, "-m", "livecert.cli", "serve", "--list-faults"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    faults = {}
+    for line in out.splitlines():
+        name, clauses = line.split(" ")
+        faults[name] = clauses.split(",")
+    return faults
+
+
+@pytest.mark.parametrize("game", [g for g, clauses in IN_SCOPE.items() if clauses])
+def test_every_clause_in_scope_has_tagged_scenarios(game: str) -> None:
+    missing = set(IN_SCOPE[game]) - feature_tags(game)
+    assert not missing, f"{game}: clauses in scope with no scenario tagged: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("game", [g for g, clauses in IN_SCOPE.items() if clauses])
+def test_every_tag_is_a_catalogue_clause_in_scope(game: str) -> None:
+    tags = feature_tags(game)
+    assert tags <= set(load_catalogue()), sorted(tags - set(load_catalogue()))
+    assert tags <= set(IN_SCOPE[game]), (
+        f"tagged but not in scope: {sorted(tags - set(IN_SCOPE[game]))}"
+    )
+
+
+def test_every_clause_in_scope_has_a_seeded_fault() -> None:
+    faults = listed_faults()
+    broken = {c for clauses in faults.values() for c in clauses}
+    for game, clauses in IN_SCOPE.items():
+        missing = set(clauses) - broken
+        assert not missing, f"{game}: no seeded fault breaks {sorted(missing)}"
+
+
+def test_the_fault_list_names_real_clauses_one_fault_per_line() -> None:
+    faults = listed_faults()
+    assert len(faults) >= 8
+    for name, clauses in faults.items():
+        assert re.fullmatch(r"[a-z0-9-]+", name), name
+        assert set(clauses) <= set(load_catalogue()), (name, clauses)
