@@ -161,7 +161,7 @@ def build_certificate(
         verdict = "compliant"
         reasons.append(f"all {len(in_scope)} clauses in scope passed")
     if target_errors:
-        reasons.append(f"target error: {target_errors[0]}")
+        reasons.append(target_errors[0])
     if harness_errors:
         reasons.append(f"harness error: {harness_errors[0]}")
     if untested:

@@ -129,6 +129,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         )
     run = {
         "command": ["livecert", "certify", *sys.argv[2:]] if sys.argv[1:2] == ["certify"] else [],
+        "target_url": options.target_url or "(embedded reference server)",
         "pytest_exit_status": completed.returncode,
         "duration_seconds": round(elapsed, 1),
         "report_dir": str(folder),
@@ -159,8 +160,9 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
     lines = [
         "",
         f"livecert {certificate['harness']['version']} — verdict: {certificate['verdict'].upper()}",
-        f"  target: {certificate['target'].get('name', '?')} "
-        f"{certificate['target'].get('version', '')} at {certificate['target'].get('url', '?')}",
+        f"  target: {certificate['target'].get('name', '(did not answer)')} "
+        f"{certificate['target'].get('version', '')} at "
+        f"{certificate['target'].get('url') or certificate['run'].get('target_url')}",
         f"  clauses in scope: {len(in_scope)} — passed {count['passed']}, failed "
         f"{count['failed']}, not tested {count['not-tested']}",
     ]

@@ -1,0 +1,219 @@
+"""A broken target ends the run with one clear message and an `incomplete` verdict, never a pass
+and never a hang: unreachable, 500, a hang past the timeout, HTML instead of JSON, refused
+credentials, a connection dropped mid-answer, and a target that breaks after the run started.
+"""
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+INFO = {
+    "implementation": {"name": "fake", "version": "0"},
+    "contract_version": "1.0.0",
+    "games": ["sicbo"],
+    "currency": "EUR",
+    "minor_unit": 2,
+    "rounding": "down",
+    "max_rtp": {"sicbo": "97.22"},
+    "capabilities": [],
+}
+Behaviour = Callable[[BaseHTTPRequestHandler], None]
+
+
+def send(handler: BaseHTTPRequestHandler, status: int, body: bytes, kind: str) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", kind)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: int, body: object) -> None:
+    send(handler, status, json.dumps(body).encode(), "application/json")
+
+
+def healthy_preflight(handler: BaseHTTPRequestHandler) -> bool:
+    """Answer info and whoami like a good target; True when the request was one of those."""
+    token = handler.headers.get("Authorization", "")
+    if handler.path == "/v1/info":
+        send_json(handler, 200, INFO)
+        return True
+    if handler.path == "/v1/whoami":
+        send_json(handler, 200, {"role": "operator" if "op" in token else "dealer"})
+        return True
+    return False
+
+
+@contextmanager
+def fake_target(behaviour: Behaviour) -> Iterator[str]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            behaviour(self)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            self.rfile.read(length)
+            behaviour(self)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def certify(url: str, tmp_path: Path, timeout: float = 2.0) -> tuple[int, str, dict, float]:
+    started = time.monotonic()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "livecert.cli",
+            "certify",
+            "--game",
+            "sicbo",
+            "--quiet",
+            "--target-url",
+            url,
+            "--operator-token",
+            "op-token",
+            "--dealer-token",
+            "dl-token",
+            "--timeout",
+            str(timeout),
+            "--report-dir",
+            str(tmp_path / "report"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    certificate = json.loads((tmp_path / "report" / "certificate.json").read_text())
+    return done.returncode, done.stdout + done.stderr, certificate, time.monotonic() - started
+
+
+def scenario_records(tmp_path: Path) -> list[dict]:
+    lines = (tmp_path / "report" / "run-record.jsonl").read_text().splitlines()
+    return [r for r in map(json.loads, lines) if r["type"] == "scenario"]
+
+
+def assert_incomplete(status: int, output: str, certificate: dict, says: str) -> None:
+    assert status == 2, output
+    assert certificate["verdict"] == "incomplete"
+    assert any(says in e for e in certificate["target_errors"]), certificate["target_errors"]
+    assert says in output
+    assert "Traceback" not in output
+    assert (
+        all(row["status"] != "passed" for row in certificate["clauses"].values() if row["in_scope"])
+        or certificate["summary"]["scenarios"] > 0
+    )
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_an_unreachable_target(tmp_path: Path) -> None:
+    status, output, certificate, elapsed = certify(f"http://127.0.0.1:{closed_port()}", tmp_path)
+    assert_incomplete(status, output, certificate, "cannot connect")
+    assert certificate["summary"]["scenarios"] == 0
+    assert elapsed < 60
+
+
+def test_a_target_answering_500(tmp_path: Path) -> None:
+    with fake_target(
+        lambda h: send_json(h, 500, {"error": {"code": "INTERNAL", "message": "boom"}})
+    ) as url:
+        status, output, certificate, _ = certify(url, tmp_path)
+    assert_incomplete(status, output, certificate, "answered 500")
+
+
+def test_a_target_that_hangs_past_the_timeout(tmp_path: Path) -> None:
+    def hang(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(20)
+
+    with fake_target(hang) as url:
+        status, output, certificate, elapsed = certify(url, tmp_path, timeout=1.0)
+    assert_incomplete(status, output, certificate, "no answer within 1 s")
+    assert elapsed < 20, "the harness waited for the hanging target instead of timing out"
+
+
+def test_a_target_answering_html(tmp_path: Path) -> None:
+    page = b"<html><body><b>Warning</b>: mysql_connect() failed</body></html>"
+    with fake_target(lambda h: send(h, 200, page, "text/html")) as url:
+        status, output, certificate, _ = certify(url, tmp_path)
+    assert_incomplete(status, output, certificate, "not JSON")
+
+
+def test_refused_credentials(tmp_path: Path) -> None:
+    def refuse(handler: BaseHTTPRequestHandler) -> None:
+        if handler.path == "/v1/info":
+            send_json(handler, 200, INFO)
+        else:
+            send_json(handler, 401, {"error": {"code": "UNAUTHORIZED", "message": "bad token"}})
+
+    with fake_target(refuse) as url:
+        status, output, certificate, _ = certify(url, tmp_path)
+    assert_incomplete(status, output, certificate, "refused the operator token")
+    assert "--operator-token" in output
+
+
+def test_a_connection_dropped_mid_answer(tmp_path: Path) -> None:
+    def drop(handler: BaseHTTPRequestHandler) -> None:
+        handler.wfile.write(b'HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{"implem')
+        handler.wfile.flush()
+        handler.close_connection = True
+        handler.connection.shutdown(socket.SHUT_RDWR)
+
+    with fake_target(drop) as url:
+        status, output, certificate, _ = certify(url, tmp_path)
+    assert_incomplete(status, output, certificate, "target error")
+
+
+def test_a_target_that_breaks_after_the_run_started_stops_the_run(tmp_path: Path) -> None:
+    def break_later(handler: BaseHTTPRequestHandler) -> None:
+        if not healthy_preflight(handler):
+            send_json(handler, 503, {"error": {"code": "INTERNAL", "message": "maintenance"}})
+
+    with fake_target(break_later) as url:
+        status, output, certificate, _ = certify(url, tmp_path)
+    assert_incomplete(status, output, certificate, "answered 503")
+    scenarios = scenario_records(tmp_path)
+    assert len(scenarios) == 1 and scenarios[0]["outcome"] == "error"
+    assert certificate["summary"] == {"scenarios": 1, "error": 1}
+
+
+def test_a_response_outside_the_contract_fails_the_scenario_and_is_listed(tmp_path: Path) -> None:
+    def float_money(handler: BaseHTTPRequestHandler) -> None:
+        if healthy_preflight(handler):
+            return
+        if handler.path == "/v1/players":
+            send_json(
+                handler, 201, {"player_id": "p", "token": "t", "balance": 1000.0, "connected": True}
+            )
+        else:
+            send_json(handler, 503, {"error": {"code": "INTERNAL", "message": "stop here"}})
+
+    with fake_target(float_money) as url:
+        status, _output, certificate, _ = certify(url, tmp_path)
+    violations = certificate["contract_violations"]
+    assert violations and violations[0]["operation"] == "createPlayer"
+    assert "balance must be string" in violations[0]["message"]
+    assert certificate["verdict"] != "compliant" and status != 0

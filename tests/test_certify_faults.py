@@ -1,0 +1,96 @@
+"""Every seeded fault makes `livecert certify` non-compliant on the clause it breaks, and a clean
+reference is compliant.
+
+Each fault is listed by `livecert serve --list-faults` as `NAME CLAUSE[,CLAUSE...]`: the first
+clause is the rule it breaks, the rest are the consequences a run may also detect (settlement and
+RTP duties). A run with the fault must fail the first clause and no clause outside the list: a
+fault that escapes, or a run that blames the wrong clause, is a defect of the harness.
+"""
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+WORKERS = 2  # the CI machine has 2 cores; each run is a harness process plus a server process
+
+
+def list_faults() -> dict[str, list[str]]:
+    out = subprocess.run(
+        [sys.executable, "-m", "livecert.cli", "serve", "--list-faults"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {
+        name: clauses.split(",") for name, clauses in (line.split(" ") for line in out.splitlines())
+    }
+
+
+FAULTS = list_faults()
+CLEAN = "(no fault)"
+
+
+def run_certify(fault: str, folder: Path) -> tuple[int, dict, str]:
+    command = [
+        sys.executable,
+        "-m",
+        "livecert.cli",
+        "certify",
+        "--game",
+        "sicbo",
+        "--quiet",
+        "--report-dir",
+        str(folder),
+    ]
+    if fault != CLEAN:
+        command += ["--reference-fault", fault]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    certificate = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
+    return done.returncode, certificate, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, dict, str]]:
+    """One certify run per fault and one clean, two at a time."""
+    base = tmp_path_factory.mktemp("certify-faults")
+    names = [CLEAN, *FAULTS]
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        results = pool.map(lambda n: run_certify(n, base / n.strip("()").replace(" ", "-")), names)
+        return dict(zip(names, results, strict=True))
+
+
+def failed_clauses(certificate: dict) -> set[str]:
+    return {c for c, row in certificate["clauses"].items() if row["status"] == "failed"}
+
+
+def test_the_clean_reference_is_compliant(runs) -> None:
+    status, certificate, output = runs[CLEAN]
+    assert (status, certificate["verdict"]) == (0, "compliant"), output
+    sweep = certificate["sweep"]["sicbo"]
+    assert (sweep["outcomes_played"], sweep["selections"]) == (216, 110)
+    assert (sweep["settlements_checked"], sweep["mismatches"]) == (216 * 110, 0)
+    statuses = {
+        c: certificate["clauses"][c]["status"] for c in certificate["scope"]["clauses_in_scope"]
+    }
+    assert set(statuses.values()) == {"passed"}, statuses
+    for clause in ("SB-GEN-01", "SB-RTP-01", *(f"SB-PAY-{n:02d}" for n in range(1, 17))):
+        assert statuses[clause] == "passed"
+    rtp = certificate["rtp"]["sicbo"]
+    assert rtp["measured_max_percent"] == rtp["declared_max_percent"] == "97.22"
+    assert len(rtp["selections"]) == 110
+    assert all(r["measured"] == r["theoretical"] for r in rtp["selections"].values())
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_the_fault_is_caught_on_its_clause_and_only_where_it_should(runs, fault: str) -> None:
+    status, certificate, output = runs[fault]
+    expected = FAULTS[fault]
+    failed = failed_clauses(certificate)
+    assert (status, certificate["verdict"]) == (1, "non-compliant"), output
+    assert expected[0] in failed, f"{fault} breaks {expected[0]} but the run failed {failed}"
+    assert failed <= set(expected), f"{fault}: false alarm on {sorted(failed - set(expected))}"
+    assert certificate["target"]["faults"] == [fault]
