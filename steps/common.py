@@ -7,6 +7,7 @@ than blamed on the target.
 
 from decimal import Decimal
 
+import allure
 from pytest_bdd import given, parsers, then
 
 from fixtures.scene import Scene
@@ -54,6 +55,15 @@ def _check_settlement(scene: Scene, label: str, outcome: str, win: Decimal) -> N
         placed.stake + win
         if outcome == "win"
         else (placed.stake if outcome == "refund" else Decimal(0))
+    )
+    allure.attach(
+        f"bet: {label} ({placed.code}), stake {placed.stake}, result {scene.outcome}\n"
+        f"expected: settled / {outcome}, win {win}, returned {returned} "
+        f"(clauses {', '.join(oracle.clauses)}; rounding {info.rounding!r})\n"
+        f"actual:   {actual.status} / {actual.outcome}, win {actual.win}, returned "
+        f"{actual.returned}",
+        name=f"settlement of {label}",
+        attachment_type=allure.attachment_type.TEXT,
     )
     problems = []
     if actual.status != "settled":

@@ -6,6 +6,7 @@ the contract.
 """
 
 import json
+import os
 import time
 import uuid
 from collections.abc import Sequence
@@ -75,6 +76,13 @@ class HttpAdapter:
         self._session = requests.Session()
         self._session.mount("http://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
         self._session.mount("https://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
+        # Read proxy and CA settings from the environment once, not on every request (requests
+        # does that per request when trust_env is on, at about 0.3 ms each).
+        self._session.trust_env = False
+        self._session.proxies.update(requests.utils.get_environ_proxies(self.base_url))
+        ca_bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+        if ca_bundle:
+            self._session.verify = ca_bundle
         self._session.headers.update(
             {"Accept": "application/json", "User-Agent": "livecert-harness"}
         )
