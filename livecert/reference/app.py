@@ -28,7 +28,7 @@ def _reject_constant(name: str) -> Any:
 
 
 async def read_json(request: Request, *, optional: bool = False) -> Any:
-    """The request's JSON body; 422 VALIDATION for a wrong content type or malformed JSON."""
+    """The request's JSON body; 415 for a wrong content type, 422 VALIDATION for bad JSON."""
     raw = await request.body()
     if not raw.strip():
         if optional:
@@ -38,7 +38,11 @@ async def read_json(request: Request, *, optional: bool = False) -> Any:
     if media != "application/json" and not (
         media.startswith("application/") and media.endswith("+json")
     ):
-        raise validation(f"the body must be application/json, not {media or 'untyped'}")
+        raise ApiError(
+            415,
+            "UNSUPPORTED_MEDIA_TYPE",
+            f"the body must be application/json, not {media or 'untyped'}",
+        )
     try:
         return json.loads(raw, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -113,7 +117,8 @@ def create_app(config: Config | None = None) -> FastAPI:
         if exc.status_code == 404:
             code, message = "NOT_FOUND", f"no such path {request.url.path}"
         elif exc.status_code == 405:
-            code, message = "NOT_FOUND", f"{request.method} is not an operation on this path"
+            code = "METHOD_NOT_ALLOWED"
+            message = f"{request.method} is not an operation on this path"
         elif 400 <= exc.status_code < 500:
             code, message = "VALIDATION", str(exc.detail)
         else:

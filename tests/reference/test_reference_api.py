@@ -104,7 +104,7 @@ def test_unknown_path_method_and_bodies(api: ContractClient, casino: Casino) -> 
     _error(api.get("/v1/nowhere"), 404, "NOT_FOUND")
     _error(api.get("/v1/info/"), 404, "NOT_FOUND")
     r = api.client.put("/v1/info")
-    assert r.status_code == 405 and r.json()["error"]["code"]
+    assert r.status_code == 405 and r.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
     _error(api.get("/v1/rounds/r_missing", headers=DEALER), 404, "NOT_FOUND")
     _error(api.get("/v1/tables/t_missing/statistics", headers=DEALER), 404, "NOT_FOUND")
     _error(api.post("/v1/tables/t_missing/rounds", json={}, headers=DEALER), 404, "NOT_FOUND")
@@ -123,8 +123,8 @@ def test_unknown_path_method_and_bodies(api: ContractClient, casino: Casino) -> 
             content=b'{"balance": "1.00"}',
             headers={**OPERATOR, "Content-Type": "text/plain"},
         ),
-        422,
-        "VALIDATION",
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
     )
     _error(
         api.post(
