@@ -6,16 +6,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-INFO = {
-    "implementation": {"name": "fake", "version": "0"},
-    "contract_version": "1.0.0",
-    "games": ["sicbo"],
-    "currency": "EUR",
-    "minor_unit": 2,
-    "rounding": "down",
-    "max_rtp": {"sicbo": "97.22"},
-    "capabilities": [],
-}
+from samples import INFO
+
 Behaviour = Callable[[BaseHTTPRequestHandler], None]
 
 

@@ -5,44 +5,30 @@ credentials, a connection dropped mid-answer, and a target that breaks after the
 
 import json
 import socket
-import subprocess
-import sys
 import time
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
+from cli_support import certify as run_certify
 from fake_target import INFO, fake_target, healthy_preflight, send, send_json
 
 
 def certify(url: str, tmp_path: Path, timeout: float = 2.0) -> tuple[int, str, dict, float]:
     started = time.monotonic()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "livecert.cli",
-            "certify",
-            "--game",
-            "sicbo",
-            "--quiet",
-            "--target-url",
-            url,
-            "--operator-token",
-            "op-token",
-            "--dealer-token",
-            "dl-token",
-            "--timeout",
-            str(timeout),
-            "--report-dir",
-            str(tmp_path / "report"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    status, certificate, output = run_certify(
+        tmp_path / "report",
+        "--game",
+        "sicbo",
+        "--target-url",
+        url,
+        "--operator-token",
+        "op-token",
+        "--dealer-token",
+        "dl-token",
+        "--timeout",
+        str(timeout),
     )
-    certificate = json.loads((tmp_path / "report" / "certificate.json").read_text())
-    return done.returncode, done.stdout + done.stderr, certificate, time.monotonic() - started
+    return status, output, certificate, time.monotonic() - started
 
 
 def scenario_records(tmp_path: Path) -> list[dict]:

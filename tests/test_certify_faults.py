@@ -7,27 +7,13 @@ RTP duties). A run with the fault must fail the first clause and no clause outsi
 fault that escapes, or a run that blames the wrong clause, is a defect of the harness.
 """
 
-import json
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from cli_support import certify, list_faults
 
 WORKERS = 2  # the CI machine has 2 cores; each run is a harness process plus a server process
-
-
-def list_faults() -> dict[str, list[str]]:
-    out = subprocess.run(
-        [sys.executable, "-m", "livecert.cli", "serve", "--list-faults"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return {
-        name: clauses.split(",") for name, clauses in (line.split(" ") for line in out.splitlines())
-    }
 
 
 FAULTS = list_faults()
@@ -35,22 +21,8 @@ CLEAN = "(no fault)"
 
 
 def run_certify(fault: str, folder: Path) -> tuple[int, dict, str]:
-    command = [
-        sys.executable,
-        "-m",
-        "livecert.cli",
-        "certify",
-        "--game",
-        "sicbo",
-        "--quiet",
-        "--report-dir",
-        str(folder),
-    ]
-    if fault != CLEAN:
-        command += ["--reference-fault", fault]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-    certificate = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
-    return done.returncode, certificate, done.stdout[-3000:] + done.stderr[-3000:]
+    extra = [] if fault == CLEAN else ["--reference-fault", fault]
+    return certify(folder, "--game", "sicbo", *extra)
 
 
 @pytest.fixture(scope="module")

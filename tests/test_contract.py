@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 import pytest
+from samples import BET, INFO
 
 from livecert.contract import ContractViolation, load_contract
 from livecert.reference import sicbo as reference_sicbo
@@ -11,29 +12,6 @@ from livecert.rules import load_paytable
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT = load_contract()
-INFO = {
-    "implementation": {"name": "x", "version": "1"},
-    "contract_version": "1.0.0",
-    "games": ["sicbo"],
-    "currency": "EUR",
-    "minor_unit": 2,
-    "rounding": "down",
-    "max_rtp": {"sicbo": "97.22"},
-    "capabilities": [],
-}
-BET = {
-    "bet_id": "b1",
-    "round_id": "r1",
-    "player_id": "p1",
-    "game": "sicbo",
-    "selection": "SMALL",
-    "stake": "1.00",
-    "placed_at": "2026-11-29T19:33:25.123Z",
-    "status": "settled",
-    "outcome": "win",
-    "win": "1.00",
-    "returned": "2.00",
-}
 
 
 def test_the_contract_is_versioned_and_has_the_operations_of_both_games() -> None:

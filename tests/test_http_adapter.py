@@ -8,33 +8,11 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 from fake_target import fake_target, send_json
+from samples import OPEN_BET as BET
+from samples import ROUND
 
 from livecert.adapters import HttpAdapter, PlayerHandle, Refused, TargetError
 
-BET = {
-    "bet_id": "b1",
-    "round_id": "r1",
-    "player_id": "p1",
-    "game": "sicbo",
-    "selection": "SMALL",
-    "stake": "1.00",
-    "placed_at": "2026-11-29T19:33:25.123Z",
-    "status": "open",
-    "outcome": None,
-    "win": None,
-    "returned": None,
-}
-ROUND = {
-    "round_id": "r1",
-    "table_id": "t1",
-    "game": "sicbo",
-    "state": "settled",
-    "opened_at": "2026-11-29T19:33:25.123Z",
-    "betting_ends_at": "2026-11-29T19:33:26.123Z",
-    "result": {"dice": [1, 2, 3], "total": 6},
-    "events": [],
-    "bets": [],
-}
 PLAYER = PlayerHandle("p1", "secret-player-token")
 
 

@@ -5,11 +5,10 @@ fault that breaks it; every clause tag in a feature is a real clause of the cata
 """
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import list_faults
 
 from livecert.certify.scope import IN_SCOPE
 from livecert.rules import load_catalogue
@@ -23,20 +22,6 @@ def feature_tags(game: str) -> set[str]:
     for path in (ROOT / "features" / game).glob("*.feature"):
         tags |= set(TAG.findall(path.read_text(encoding="utf-8")))
     return tags
-
-
-def listed_faults() -> dict[str, list[str]]:
-    out = subprocess.run(
-        [sys.executable, "-m", "livecert.cli", "serve", "--list-faults"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    faults = {}
-    for line in out.splitlines():
-        name, clauses = line.split(" ")
-        faults[name] = clauses.split(",")
-    return faults
 
 
 @pytest.mark.parametrize("game", [g for g, clauses in IN_SCOPE.items() if clauses])
@@ -55,7 +40,7 @@ def test_every_tag_is_a_catalogue_clause_in_scope(game: str) -> None:
 
 
 def test_every_clause_in_scope_has_a_seeded_fault() -> None:
-    faults = listed_faults()
+    faults = list_faults()
     broken = {c for clauses in faults.values() for c in clauses}
     for game, clauses in IN_SCOPE.items():
         missing = set(clauses) - broken
@@ -63,7 +48,7 @@ def test_every_clause_in_scope_has_a_seeded_fault() -> None:
 
 
 def test_the_fault_list_names_real_clauses_one_fault_per_line() -> None:
-    faults = listed_faults()
+    faults = list_faults()
     assert len(faults) >= 8
     for name, clauses in faults.items():
         assert re.fullmatch(r"[a-z0-9-]+", name), name

@@ -118,30 +118,28 @@ class HttpAdapter:
         attempt = 0
         while True:
             attempt += 1
-            seq = self.recorder.next_seq()
+            exchange = Exchange(
+                self.recorder.next_seq(),
+                operation,
+                role,
+                method,
+                full_url,
+                data,
+                None,
+                None,
+                0.0,
+                None,
+                idempotency_key,
+            )
             started = time.perf_counter()
             try:
                 response = self._session.request(
                     method, url, data=data, headers=headers, params=params, timeout=self.timeout
                 )
             except requests.RequestException as error:
-                elapsed = (time.perf_counter() - started) * 1000
-                message = self._describe(error)
-                self.recorder.add(
-                    Exchange(
-                        seq,
-                        operation,
-                        role,
-                        method,
-                        full_url,
-                        data,
-                        None,
-                        None,
-                        elapsed,
-                        message,
-                        idempotency_key,
-                    )
-                )
+                exchange.elapsed_ms = (time.perf_counter() - started) * 1000
+                exchange.error = self._describe(error)
+                self.recorder.add(exchange)
                 retry = attempt <= CONNECT_RETRIES and (
                     _never_sent(error)
                     or (resend_safe and isinstance(error, requests.ConnectionError))
@@ -149,25 +147,12 @@ class HttpAdapter:
                 if retry:
                     time.sleep(0.2 * attempt)
                     continue
-                raise TargetError(operation, message, f"{method} {full_url}") from None
+                raise TargetError(operation, exchange.error, f"{method} {full_url}") from None
             break
-        elapsed = (time.perf_counter() - started) * 1000
+        exchange.elapsed_ms = (time.perf_counter() - started) * 1000
         text = response.text
-        self.recorder.add(
-            Exchange(
-                seq,
-                operation,
-                role,
-                method,
-                full_url,
-                data,
-                response.status_code,
-                clip(text),
-                elapsed,
-                None,
-                idempotency_key,
-            )
-        )
+        exchange.status, exchange.response_body = response.status_code, clip(text)
+        self.recorder.add(exchange)
         status = response.status_code
         if status >= 500:
             raise TargetError(
