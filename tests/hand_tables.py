@@ -114,3 +114,27 @@ def sicbo_hand_table() -> dict[str, tuple[int, Fraction]]:
     for four in ("1_2_3_4", "2_3_4_5", "2_3_5_6", "3_4_5_6"):
         table[f"FOUR_NUMBERS_{four}"] = SICBO_FAMILY_TABLE["FOUR_NUMBERS"]
     return table
+
+
+# -- Xoc Dia --------------------------------------------------------------------------------------
+# 16 equally likely ordered results of four tokens; by number of red tokens: 0 red 1, 1 red 4,
+# 2 red 6, 3 red 4, 4 red 1 (binomial coefficients of 4).
+XOCDIA_OUTCOMES = 16
+
+# code: (wins, refunds, total returned over the 16 results for a stake of 1 on every result)
+XOCDIA_TABLE: dict[str, tuple[int, int, Fraction]] = {
+    "FOUR_RED": (1, 0, Fraction(15)),  # 1 x (1 + 14)
+    "ONE_WHITE_THREE_RED": (4, 0, Fraction(76, 5)),  # 4 x 3.8 = 15.2
+    "TWO_TWO": (6, 0, Fraction(15)),  # 6 x 2.5
+    "THREE_WHITE_ONE_RED": (4, 0, Fraction(76, 5)),  # 4 x 3.8
+    "FOUR_WHITE": (1, 0, Fraction(15)),  # 1 x 15
+    "FOUR_OF_A_COLOUR": (2, 0, Fraction(15)),  # 2 x 7.5
+    "ODD": (8, 0, Fraction(392, 25)),  # 1 or 3 red: 8 x 1.96 = 15.68
+    "EVEN": (8, 0, Fraction(392, 25)),  # 0, 2 or 4 red: 8 x 1.96
+    "BIG": (5, 6, Fraction(79, 5)),  # 3 or 4 red: 5 x 1.96 = 9.8; w w r r: 6 refunds -> 15.8
+    "SMALL": (5, 6, Fraction(79, 5)),  # 0 or 1 red: 5 x 1.96; w w r r: 6 refunds -> 15.8
+}
+
+# RULES.md section D: Big and Small at (5 x 1.96 + 6) / 16 = 98.75%.
+XOCDIA_MAX_RTP = Fraction(79, 80)
+XOCDIA_DECLARED_MAX_RTP_PERCENT = "98.75"

@@ -4,7 +4,16 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from hand_tables import ROLLS, SICBO_DECLARED_MAX_RTP_PERCENT, SICBO_MAX_RTP, sicbo_hand_table
+from hand_tables import (
+    ROLLS,
+    SICBO_DECLARED_MAX_RTP_PERCENT,
+    SICBO_MAX_RTP,
+    XOCDIA_DECLARED_MAX_RTP_PERCENT,
+    XOCDIA_MAX_RTP,
+    XOCDIA_OUTCOMES,
+    XOCDIA_TABLE,
+    sicbo_hand_table,
+)
 
 from livecert.rules import (
     OutcomeError,
@@ -126,3 +135,69 @@ def test_an_impossible_roll_is_refused_by_name(dice) -> None:
 def test_an_unknown_selection_is_refused_with_an_example() -> None:
     with pytest.raises(PaytableError, match=r"TOTAL_3.*e\.g\. 'SMALL'"):
         settle(PAYTABLE, "TOTAL_3", (1, 1, 1))
+
+
+# -- Xoc Dia --------------------------------------------------------------------------------------
+
+XOCDIA = load_paytable("xocdia")
+
+
+def test_xocdia_has_16_equally_likely_results_and_10_selections() -> None:
+    results = list(all_outcomes(XOCDIA))
+    assert len(results) == XOCDIA_OUTCOMES == len(set(results))
+    assert {s.code for s in XOCDIA.selections} == set(XOCDIA_TABLE)
+
+
+@pytest.mark.parametrize("code", sorted(XOCDIA_TABLE))
+def test_xocdia_wins_refunds_and_return_match_the_hand_table(code: str) -> None:
+    rulings = [settle(XOCDIA, code, tokens).outcome for tokens in all_outcomes(XOCDIA)]
+    returned = sum((unit_return(XOCDIA, code, t) for t in all_outcomes(XOCDIA)), Fraction())
+    assert (rulings.count("win"), rulings.count("refund"), returned) == XOCDIA_TABLE[code]
+
+
+def test_xocdia_maximum_rtp_is_98_75_percent_on_big_and_small() -> None:
+    rtps = {s.code: theoretical_rtp(XOCDIA, s.code) for s in XOCDIA.selections}
+    assert max(rtps.values()) == XOCDIA_MAX_RTP
+    assert {c for c, r in rtps.items() if r == XOCDIA_MAX_RTP} == {"BIG", "SMALL"}
+    assert str(as_percent(XOCDIA_MAX_RTP, 2)) == XOCDIA_DECLARED_MAX_RTP_PERCENT
+    assert XOCDIA.declared_max_rtp_percent == XOCDIA_DECLARED_MAX_RTP_PERCENT
+
+
+@pytest.mark.parametrize(
+    ("code", "tokens", "outcome", "odds"),
+    [
+        ("BIG", "wwrr", "refund", 0),
+        ("SMALL", "rwrw", "refund", 0),
+        ("BIG", "wrrr", "win", Fraction("0.96")),
+        ("SMALL", "wwwr", "win", Fraction("0.96")),
+        ("BIG", "wwww", "lose", 0),
+        ("EVEN", "wwrr", "win", Fraction("0.96")),
+        ("ODD", "rrrw", "win", Fraction("0.96")),
+        ("FOUR_OF_A_COLOUR", "rrrr", "win", Fraction("6.5")),
+        ("FOUR_OF_A_COLOUR", "rrrw", "lose", 0),
+        ("ONE_WHITE_THREE_RED", "rwrr", "win", Fraction("2.8")),
+        ("THREE_WHITE_ONE_RED", "rwrr", "lose", 0),
+    ],
+)
+def test_xocdia_rulings(code: str, tokens: str, outcome: str, odds) -> None:
+    ruling = settle(XOCDIA, code, tuple(tokens))
+    assert (ruling.outcome, ruling.odds) == (outcome, Fraction(odds))
+
+
+@pytest.mark.parametrize(
+    "tokens", [("r", "w", "r"), ("r",) * 5, ("r", "w", "x", "r"), ("R", "w", "r", "r"), ()]
+)
+def test_an_impossible_token_result_is_refused(tokens) -> None:
+    with pytest.raises(OutcomeError, match="four tokens"):
+        settle(XOCDIA, "BIG", tokens)
+
+
+def test_a_refund_returns_the_stake_exactly() -> None:
+    e = expected_settlement(XOCDIA, "BIG", tuple("wwrr"), Decimal("12.35"), 2, "down")
+    assert (e.outcome, e.win, e.returned) == ("refund", Decimal("0.00"), Decimal("12.35"))
+    won = expected_settlement(XOCDIA, "ODD", tuple("wrrr"), Decimal("1.23"), 2, "down")
+    assert (won.exact_win, won.win, won.returned) == (
+        Fraction("1.1808"),
+        Decimal("1.18"),
+        Decimal("2.41"),
+    )

@@ -1,16 +1,18 @@
 """The win conditions a paytable row can name, as small pure predicates.
 
-Each predicate takes the outcome (three dice for Sic Bo) and a selection's parameters and answers
-how many times the condition is met: 0 means the bet does not win. Only `number_shown` counts
-above 1 (the tiers of SB-PAY-05); the others answer 0 or 1. Keeping the vocabulary here and the
-numbers in the paytable file means a profile can change odds without touching code.
+Each predicate takes the outcome (three dice for Sic Bo, four tokens for Xoc Dia) and a
+selection's parameters and answers how many times the condition is met: 0 means the bet does not
+win. Only `number_shown` counts above 1 (the tiers of SB-PAY-05); the others answer 0 or 1.
+Keeping the vocabulary here and the numbers in the paytable file means a profile can change odds
+without touching code.
 """
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 Outcome = tuple[int, ...] | tuple[str, ...]
-Params = Mapping[str, int]
+Params = Mapping[str, Any]
 
 
 def _total(dice: Sequence[int]) -> int:
@@ -66,6 +68,11 @@ def distinct_within(dice: Sequence[int], p: Params) -> int:
     return int(len(set(dice)) == len(dice) and set(dice) <= chosen)
 
 
+def red_count_in(tokens: Sequence[str], p: Params) -> int:
+    """Xoc Dia: the number of red tokens face up is one of `counts`."""
+    return int(sum(1 for token in tokens if token == "r") in p["counts"])
+
+
 def is_triple(dice: Sequence[int]) -> bool:
     """A Sic Bo triple: three equal dice (the exception of SB-PAY-16)."""
     return len(set(dice)) == 1
@@ -86,5 +93,6 @@ CONDITIONS: dict[str, Callable[[Sequence[int], Params], int]] = {
         dice_parity_split,
         exact_multiset,
         distinct_within,
+        red_count_in,
     )
 }

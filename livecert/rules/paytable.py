@@ -11,6 +11,7 @@ from fractions import Fraction
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from livecert.rules.conditions import CONDITIONS
 
@@ -29,9 +30,11 @@ class Selection:
     family_name: str
     clause: str
     condition: str
-    params: dict[str, int]
+    params: dict[str, Any]
     odds_by_count: dict[int, Fraction]
     loses_on_triple: bool = False
+    refund_condition: str | None = None  # the stake is returned when this condition holds
+    refund_params: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,10 @@ def parse_paytable(data: dict, source_path: str) -> Paytable:
             raise PaytableError(
                 f"{where}: condition={condition!r} is unknown; expected one of {sorted(CONDITIONS)}"
             )
+        refund = dict(family.get("refund") or {})
+        refund_condition = refund.pop("condition", None)
+        if refund_condition is not None and refund_condition not in CONDITIONS:
+            raise PaytableError(f"{where}: refund condition={refund_condition!r} is unknown")
         for entry in family["selections"]:
             params = {k: v for k, v in entry.items() if k != "odds"}
             if "odds_by_count" in family:
@@ -107,6 +114,8 @@ def parse_paytable(data: dict, source_path: str) -> Paytable:
                     params=params,
                     odds_by_count=odds,
                     loses_on_triple=family["key"] in losing_families,
+                    refund_condition=refund_condition,
+                    refund_params=refund,
                 )
             )
     codes = [s.code for s in selections]
@@ -133,8 +142,8 @@ def load_paytable_file(path: Path) -> Paytable:
 
 @cache
 def load_paytable(game: str) -> Paytable:
-    """The paytable of the rules documents for `game` (`sicbo`), shipped with the package."""
+    """The paytable of the rules documents for `game` (`sicbo`, `xocdia`), shipped with livecert."""
     resource = resources.files("livecert.rules").joinpath(f"{game}.toml")
     if not resource.is_file():
-        raise PaytableError(f"game={game!r} has no paytable; expected 'sicbo'")
+        raise PaytableError(f"game={game!r} has no paytable; expected 'sicbo' or 'xocdia'")
     return parse_paytable(tomllib.loads(resource.read_text(encoding="utf-8")), f"{game}.toml")

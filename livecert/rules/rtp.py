@@ -1,7 +1,8 @@
 """Theoretical return to player, by enumerating every equally likely outcome.
 
-Sic Bo has 216 ordered rolls of three dice. The return of a selection is the mean total credited
-per unit staked over all of them, kept as an exact fraction.
+Sic Bo has 216 ordered rolls of three dice, Xoc Dia 16 ordered results of four tokens. The
+return of a selection is the mean total credited per unit staked over all of them, kept as an
+exact fraction.
 """
 
 from collections.abc import Iterator
@@ -18,6 +19,8 @@ def all_outcomes(paytable: Paytable) -> Iterator[Outcome]:
     """Every ordered outcome of the game, each equally likely."""
     if paytable.outcome == "dice":
         yield from product(range(1, 7), repeat=3)
+    elif paytable.outcome == "tokens":
+        yield from product("rw", repeat=4)
     else:
         raise ValueError(f"outcome kind {paytable.outcome!r} is unknown")
 

@@ -40,23 +40,32 @@ class ExpectedSettlement:
     clauses: tuple[str, ...]
 
 
-def check_outcome(paytable: Paytable, outcome: Outcome) -> tuple[int, ...]:
-    """Refuse an outcome the game cannot produce (SB-GEN-01: three dice, each 1 to 6)."""
+def check_outcome(paytable: Paytable, outcome: Outcome) -> Outcome:
+    """Refuse an outcome the game cannot produce (SB-GEN-01: three dice, each 1 to 6;
+    XD-GEN-01: four tokens, each red or white face up)."""
     if paytable.outcome == "dice":
         ok = len(outcome) == 3 and all(type(d) is int and 1 <= d <= 6 for d in outcome)
         if not ok:
             raise OutcomeError(f"outcome={outcome!r} is not three dice of 1 to 6")
-        return tuple(outcome)  # type: ignore[return-value]
+        return tuple(outcome)
+    if paytable.outcome == "tokens":
+        if len(outcome) != 4 or not all(t in ("r", "w") for t in outcome):
+            raise OutcomeError(f"outcome={outcome!r} is not four tokens of 'r' or 'w'")
+        return tuple(outcome)
     raise OutcomeError(f"game={paytable.game!r} outcome kind {paytable.outcome!r} is unknown")
 
 
 def settle(paytable: Paytable, code: str, outcome: Outcome) -> Settlement:
     """Settle one selection on one outcome by the paytable."""
     selection = paytable.selection(code)
-    dice = check_outcome(paytable, outcome)
-    if selection.loses_on_triple and is_triple(dice):
+    result = check_outcome(paytable, outcome)
+    if selection.loses_on_triple and is_triple(result):
         return Settlement("lose", Fraction(0), (paytable.triple_loss_clause or selection.clause,))
-    count = CONDITIONS[selection.condition](dice, selection.params)
+    if selection.refund_condition and CONDITIONS[selection.refund_condition](
+        result, selection.refund_params
+    ):
+        return Settlement("refund", Fraction(0), (selection.clause,))
+    count = CONDITIONS[selection.condition](result, selection.params)
     odds = selection.odds_by_count.get(count) if count else None
     if odds is None:
         return Settlement("lose", Fraction(0), (selection.clause,))
