@@ -6,5 +6,7 @@ pytest_plugins = [
     "fixtures.evidence",
     "fixtures.scene",
     "steps.common",
+    "steps.sweep",
     "steps.sicbo",
+    "steps.xocdia",
 ]

@@ -1,4 +1,4 @@
-"""Steps a player and a dealer share across both games: balances, bets, wins and losses.
+"""Steps a player and a dealer share across both games: balances, bets, wins, losses, rounding.
 
 Expected amounts come from the feature text (the rules documents' numbers); each check also asks
 the oracle, so a feature that disagrees with the paytable is reported as a harness defect rather
@@ -6,6 +6,7 @@ than blamed on the target.
 """
 
 from decimal import Decimal
+from fractions import Fraction
 
 import allure
 from pytest_bdd import given, parsers, then
@@ -14,7 +15,7 @@ from fixtures.scene import Scene
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.settlement_check import SETTLE_DUTY
 from livecert.harness.vocabulary import paytable
-from livecert.rules import expected_settlement
+from livecert.rules import expected_settlement, round_to_minor
 
 AMOUNT = r"(?P<amount>\d+\.\d+)"
 
@@ -31,6 +32,16 @@ def player_with_balance(scene: Scene, amount: str) -> None:
 @given(parsers.re(r"(?:a|the) player bets (?P<stake>\d+\.\d+) on (?P<label>.+)"))
 def player_bets(scene: Scene, stake: str, label: str) -> None:
     scene.place(label, Decimal(stake))
+
+
+@given(parsers.re(rf"player (?P<name>[A-Z]) has a balance of {AMOUNT}"))
+def named_player_with_balance(scene: Scene, name: str, amount: str) -> None:
+    scene.player(name, Decimal(amount))
+
+
+@given(parsers.re(r"player (?P<name>[A-Z]) bets (?P<stake>\d+\.\d+) on (?P<label>.+)"))
+def named_player_bets(scene: Scene, name: str, stake: str, label: str) -> None:
+    scene.place(label, Decimal(stake), player=name)
 
 
 def _check_settlement(scene: Scene, label: str, outcome: str, win: Decimal) -> None:
@@ -92,7 +103,85 @@ def bet_loses(scene: Scene, label: str) -> None:
     _check_settlement(scene, label, "lose", Decimal("0.00"))
 
 
+@then(parsers.re(r"the (?P<label>.+?) bet gets its stake back"))
+def bet_refunded(scene: Scene, label: str) -> None:
+    _check_settlement(scene, label, "refund", Decimal("0.00"))
+
+
 @then(parsers.re(rf"the player's balance is {AMOUNT}"))
 def balance_is(scene: Scene, amount: str) -> None:
     actual = scene.adapter.balance(scene.player("player"))
     assert actual == Decimal(amount), f"the player's balance is {actual}, expected {amount}"
+
+
+# -- stakes and rounding -------------------------------------------------------------------------
+
+
+@then(
+    parsers.re(
+        r"the (?P<label>.+?) bet wins (?P<exact>\d+\.\d+) before rounding, rounded by the "
+        r"declared rule"
+    )
+)
+def bet_wins_rounded(scene: Scene, label: str, exact: str) -> None:
+    placed = scene.bet(label)
+    info = scene.target.info
+    oracle = expected_settlement(
+        paytable(scene.game),
+        placed.code,
+        scene.outcome,
+        placed.stake,
+        info.minor_unit,
+        info.rounding,
+    )
+    if oracle.outcome != "win" or oracle.exact_win != Fraction(exact):
+        raise FeatureOracleDisagreement(
+            f"the feature says {label} wins {exact} exactly, the oracle says {oracle.outcome} "
+            f"{oracle.exact_win}"
+        )
+    win = round_to_minor(Fraction(exact), info.minor_unit, info.rounding)
+    actual = scene.current_view(placed)
+    allure.attach(
+        f"stake {placed.stake}, exact win {exact}, declared rounding {info.rounding!r} to "
+        f"{info.minor_unit} decimals -> expected win {win}; target: {actual.outcome} win "
+        f"{actual.win} returned {actual.returned}",
+        name="rounding",
+        attachment_type=allure.attachment_type.TEXT,
+    )
+    scene.rounded_win = win
+    if (actual.outcome, actual.win, actual.returned) != ("win", win, placed.stake + win):
+        raise ClauseFailure(
+            f"{label} staked {placed.stake}: exact win {exact} under the declared rule "
+            f"{info.rounding!r} must be {win} (returned {placed.stake + win}); the target "
+            f"said {actual.outcome} win {actual.win} returned {actual.returned}",
+            (*oracle.clauses, SETTLE_DUTY),
+        )
+
+
+@then(parsers.re(r"the player's balance is (?P<start>\d+\.\d+) plus the rounded win"))
+def balance_plus_rounded_win(scene: Scene, start: str) -> None:
+    assert scene.rounded_win is not None, "no rounded win was established in this scenario"
+    expected = Decimal(start) + scene.rounded_win
+    actual = scene.adapter.balance(scene.player("player"))
+    assert actual == expected, f"the player's balance is {actual}, expected {expected}"
+
+
+# -- refused results ------------------------------------------------------------------------------
+
+
+@then("the result is refused")
+def result_refused(scene: Scene) -> None:
+    if scene.refusal is None:
+        state = scene.round.state if scene.round else "unknown"
+        raise ClauseFailure(
+            f"the target accepted an impossible result (the round is now {state!r})",
+            [paytable(scene.game).general_clause],
+        )
+
+
+@then(parsers.re(r"the (?P<label>.+?) bet is still open"))
+def bet_still_open(scene: Scene, label: str) -> None:
+    placed = scene.bet(label)
+    view = scene.adapter.get_round(scene.open_round().round_id, scene.player(placed.player))
+    bet = view.bet(placed.view.bet_id)
+    assert bet.status == "open", f"the {label} bet is {bet.status!r}, expected still 'open'"

@@ -317,6 +317,19 @@ class HttpAdapter:
             )
         )
 
+    def record_event(self, round_id: str, event: str) -> RoundView:
+        """A dealer's procedural event: `shake`, `rearrange`, `bowl-touched-token`."""
+        return self._round(
+            self._call(
+                f"record the dealer event {event}",
+                "POST",
+                f"/v1/rounds/{round_id}/events",
+                role="dealer",
+                body={"type": event},
+                resend_safe=False,
+            )
+        )
+
     def dealer_action(self, round_id: str, action: str, reason: str | None = None) -> RoundView:
         """pause, resume, cancel or void a round."""
         body = {} if reason is None else {"reason": reason}

@@ -66,6 +66,8 @@ def bet_on_every_selection(
     codes = [s.code for s in paytable.selections]
     player = adapter.create_player(stake * len(codes))
     opened = adapter.open_round(table_id, countdown_ms=60_000)
+    if paytable.outcome == "tokens":
+        adapter.record_event(opened.round_id, "shake")  # XD-RND-01: shaken during betting
     placed = adapter.place_bets(player, opened.round_id, [(c, stake) for c in codes])
     return SweepRound(player, opened.round_id, placed)
 

@@ -1,0 +1,212 @@
+"""The exhaustive sweep and return to player, for both games.
+
+One scenario per outcome bets on every selection in one round and checks each settlement
+against the oracle; the RTP scenarios then compare what the target returned over every outcome
+with the theoretical return, and the best selection's with the declared maximum RTP.
+"""
+
+from decimal import Decimal
+from fractions import Fraction
+
+import allure
+import pytest
+from pytest_bdd import given, parsers, then
+
+from fixtures.scene import Scene
+from livecert.harness.findings import ClauseFailure
+from livecert.harness.run_record import RunRecord
+from livecert.harness.settlement_check import rows_as_table
+from livecert.harness.sweep import (
+    OutcomeReport,
+    SweepLedger,
+    SweepRound,
+    bet_on_every_selection,
+    play_outcome,
+    settle_sweep_round,
+)
+from livecert.harness.vocabulary import paytable
+from livecert.rules import all_outcomes, as_percent, theoretical_rtp
+from steps.common import FeatureOracleDisagreement
+
+RTP_DUTY = "REG-RTP-01"
+GAME_NAMES = {"Sic Bo": "sicbo", "Xoc Dia": "xocdia"}
+
+
+@pytest.fixture(scope="session")
+def sweep_ledgers() -> dict[str, SweepLedger]:
+    """Per game, what the target returned for every selection on every outcome played so far."""
+    return {}
+
+
+def _ledger(ledgers: dict[str, SweepLedger], game: str) -> SweepLedger:
+    return ledgers.setdefault(game, SweepLedger(game))
+
+
+def settle_sweep(scene: Scene, outcome: tuple) -> bool:
+    """If the scene holds a sweep round, enter `outcome` for it; True when it did."""
+    if not isinstance(scene.sweep_round, SweepRound):
+        return False
+    report = settle_sweep_round(
+        scene.adapter, paytable(scene.game), scene.target.info, scene.sweep_round, outcome
+    )
+    scene.round, scene.outcome, scene.sweep_report = report.round, outcome, report
+    return True
+
+
+def result_problem(game: str, outcome: tuple, shown: dict) -> str | None:
+    """How the round's recorded result differs from what the dealer entered, if it does."""
+    if game == "sicbo":
+        expected = {"dice": list(outcome), "total": sum(outcome)}
+        actual = {"dice": shown.get("dice"), "total": shown.get("total")}
+    else:
+        red = sum(1 for t in outcome if t == "r")
+        expected = {"tokens": list(outcome), "red": red, "white": 4 - red}
+        actual = {k: shown.get(k) for k in ("tokens", "red", "white")}
+    return None if actual == expected else f"the round's result is {actual}, expected {expected}"
+
+
+@given(parsers.re(r"a player bets (?P<stake>\d+\.\d+) on every (?P<name>Sic Bo|Xoc Dia) selection"))
+def bet_on_everything(scene: Scene, stake: str, name: str) -> None:
+    scene.game = GAME_NAMES[name]
+    scene.sweep_round = bet_on_every_selection(
+        scene.adapter, paytable(scene.game), scene.table(), Decimal(stake)
+    )
+
+
+def _check_report(game: str, report: OutcomeReport, facts: RunRecord, ledger: SweepLedger) -> None:
+    """Attach the evidence table, record the counts, and fail with the broken clauses."""
+    allure.attach(
+        rows_as_table(report.rows),
+        name=f"settlements on {report.outcome}",
+        attachment_type=allure.attachment_type.TEXT,
+    )
+    facts.write(
+        "sweep",
+        game=game,
+        outcome=list(report.outcome),
+        selections=len(report.rows),
+        checked=len(report.rows),
+        mismatches=len(report.mismatches),
+        mismatched=[r.code for r in report.mismatches],
+    )
+    ledger.add(report)
+    problem = result_problem(game, report.outcome, report.round.result or {})
+    if report.mismatches or problem:
+        clauses = [c for r in report.mismatches for c in r.clauses]
+        lines = [r.describe() for r in report.mismatches[:20]]
+        if problem:
+            clauses.append(paytable(game).general_clause)
+            lines.append(problem)
+        raise ClauseFailure(
+            f"{len(report.mismatches)} of {len(report.rows)} settlements differ from the "
+            f"paytable on {report.outcome}:\n" + "\n".join(lines),
+            clauses,
+        )
+
+
+@then("every bet is settled as the paytable says")
+def every_bet_settled(
+    scene: Scene, facts: RunRecord, sweep_ledgers: dict[str, SweepLedger]
+) -> None:
+    assert isinstance(scene.sweep_report, OutcomeReport), "no sweep round was settled"
+    _check_report(scene.game, scene.sweep_report, facts, _ledger(sweep_ledgers, scene.game))
+
+
+# -- return to player -----------------------------------------------------------------------------
+
+
+@given(
+    parsers.re(
+        r"every (?:roll of three dice|result of four tokens) has been played with a bet on "
+        r"every (?P<name>Sic Bo|Xoc Dia) selection"
+    )
+)
+def every_outcome_played(
+    scene: Scene, name: str, facts: RunRecord, sweep_ledgers: dict[str, SweepLedger]
+) -> None:
+    """Play the outcomes the sweep scenarios did not (all of them when run alone)."""
+    scene.game = GAME_NAMES[name]
+    ledger, table = _ledger(sweep_ledgers, scene.game), paytable(scene.game)
+    missing = [o for o in all_outcomes(table) if tuple(o) not in ledger.returned]
+    for outcome in missing:
+        ledger.add(play_outcome(scene.adapter, table, scene.target.info, scene.table(), outcome))
+    facts.write(
+        "rtp_outcomes_played",
+        game=scene.game,
+        by_this_scenario=len(missing),
+        total=len(ledger.returned),
+    )
+
+
+def _percent(value: Fraction) -> str:
+    return f"{as_percent(value, 4)}%"
+
+
+@then("the measured return of every selection equals its theoretical return")
+def measured_equals_theory(
+    scene: Scene, facts: RunRecord, sweep_ledgers: dict[str, SweepLedger]
+) -> None:
+    ledger, table = _ledger(sweep_ledgers, scene.game), paytable(scene.game)
+    rows, broken = [], []
+    for selection in table.selections:
+        theory = theoretical_rtp(table, selection.code)
+        measured = ledger.measured_rtp(selection.code)
+        rows.append(
+            {
+                "code": selection.code,
+                "clause": selection.clause,
+                "theoretical": str(theory),
+                "measured": str(measured),
+                "theoretical_percent": _percent(theory),
+                "measured_percent": _percent(measured),
+            }
+        )
+        if measured != theory:
+            broken.append((selection, theory, measured))
+    facts.write("rtp", game=scene.game, rolls=len(ledger.returned), rows=rows)
+    allure.attach(
+        "\n".join(
+            f"{r['code']} | {r['theoretical_percent']} | {r['measured_percent']}" for r in rows
+        ),
+        name="RTP per selection (theoretical | measured)",
+        attachment_type=allure.attachment_type.TEXT,
+    )
+    if broken:
+        raise ClauseFailure(
+            f"{len(broken)} selections return other than the paytable over "
+            f"{len(ledger.returned)} outcomes: "
+            + "; ".join(f"{s.code} {_percent(m)} instead of {_percent(t)}" for s, t, m in broken),
+            [RTP_DUTY],
+        )
+
+
+@then(parsers.re(r"the highest return is the declared maximum RTP of (?P<stated>\d+\.\d+)%"))
+def highest_is_declared(
+    scene: Scene, stated: str, facts: RunRecord, sweep_ledgers: dict[str, SweepLedger]
+) -> None:
+    ledger, table = _ledger(sweep_ledgers, scene.game), paytable(scene.game)
+    measured = {s.code: ledger.measured_rtp(s.code) for s in table.selections}
+    best_code = max(measured, key=lambda c: measured[c])
+    best = as_percent(measured[best_code], 2)
+    declared = scene.target.info.max_rtp.get(scene.game)
+    facts.write(
+        "rtp_max",
+        game=scene.game,
+        stated=stated,
+        declared=str(declared),
+        measured=str(best),
+        measured_exact=str(measured[best_code]),
+        selection=best_code,
+    )
+    if Decimal(stated) != Decimal(table.declared_max_rtp_percent):
+        raise FeatureOracleDisagreement(
+            f"the feature states {stated}% but the paytable file says "
+            f"{table.declared_max_rtp_percent}%"
+        )
+    problems = []
+    if declared is None or Decimal(declared) != Decimal(stated):
+        problems.append(f"the target declares {declared}%, the rules state {stated}%")
+    if best != Decimal(stated):
+        problems.append(f"the highest measured return is {best}% ({best_code}), not {stated}%")
+    if problems:
+        raise ClauseFailure("; ".join(problems), [table.rtp_clause, RTP_DUTY])
