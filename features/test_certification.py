@@ -3,3 +3,4 @@
 from pytest_bdd import scenarios
 
 scenarios("sicbo")
+scenarios("xocdia")

@@ -108,8 +108,28 @@ def bet_refunded(scene: Scene, label: str) -> None:
     _check_settlement(scene, label, "refund", Decimal("0.00"))
 
 
+def _oracle_balance(scene: Scene, player: str) -> Decimal | None:
+    """The balance the oracle expects after a settled round, to catch a feature's typo."""
+    if scene.outcome is None or scene.round is None or scene.round.state != "settled":
+        return None
+    info = scene.target.info
+    balance = scene.starting_balances[player]
+    for placed in (b for b in scene.bets if b.player == player):
+        expected = expected_settlement(
+            paytable(scene.game), placed.code, scene.outcome, placed.stake, info.minor_unit,
+            info.rounding,
+        )
+        balance += expected.returned - placed.stake
+    return balance
+
+
 @then(parsers.re(rf"the player's balance is {AMOUNT}"))
 def balance_is(scene: Scene, amount: str) -> None:
+    oracle = _oracle_balance(scene, "player")
+    if oracle is not None and oracle != Decimal(amount):
+        raise FeatureOracleDisagreement(
+            f"the feature expects a balance of {amount}, the oracle {oracle}: fix the feature"
+        )
     actual = scene.adapter.balance(scene.player("player"))
     assert actual == Decimal(amount), f"the player's balance is {actual}, expected {amount}"
 

@@ -7,10 +7,19 @@ what was and was not certified. tests/test_scope.py keeps this list and the feat
 """
 
 SICBO_PAYOUTS = tuple(f"SB-PAY-{n:02d}" for n in range(1, 17))
+XOCDIA_PAYOUTS = tuple(f"XD-PAY-{n:02d}" for n in range(1, 11))
+XOCDIA_ROUNDS = ("XD-RND-01", "XD-RND-02", "XD-RND-03", "XD-RND-04", "XD-VOID-01", "XD-VOID-02")
 
 IN_SCOPE: dict[str, tuple[str, ...]] = {
     "sicbo": ("SB-GEN-01", *SICBO_PAYOUTS, "SB-RTP-01", "REG-SETTLE-01", "REG-RTP-01"),
-    "xocdia": (),
+    "xocdia": (
+        "XD-GEN-01",
+        *XOCDIA_ROUNDS,
+        *XOCDIA_PAYOUTS,
+        "XD-RTP-01",
+        "REG-SETTLE-01",
+        "REG-RTP-01",
+    ),
 }
 
 GAME_SECTIONS = {"sicbo": ("A",), "xocdia": ("B",)}
