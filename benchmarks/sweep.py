@@ -121,14 +121,16 @@ def measure_floor(adapter: HttpAdapter) -> tuple[float, float]:
     return statistics.median(latencies), statistics.median(calls)
 
 
-def run_sweep(url: str, operator_token: str, dealer_token: str, rolls: int) -> RunFigures:
+def run_sweep(
+    url: str, operator_token: str, dealer_token: str, rolls: int, game: str = GAME
+) -> RunFigures:
     """Measure the floor, then play `rolls` sweep rounds and time them."""
     contract = TimedContract(load_contract())
     adapter = HttpAdapter(url, operator_token, dealer_token, contract=contract)  # type: ignore[arg-type]
     try:
-        paytable = load_paytable(GAME)
+        paytable = load_paytable(game)
         info = adapter.info()
-        table_id = adapter.create_table(GAME)
+        table_id = adapter.create_table(game)
         trivial_ms, trivial_call_ms = measure_floor(adapter)
         outcomes = list(all_outcomes(paytable))[:rolls]
         contract.seconds = 0.0
@@ -176,10 +178,10 @@ def run_sweep(url: str, operator_token: str, dealer_token: str, rolls: int) -> R
     )
 
 
-def time_certify() -> tuple[float, int]:
-    """Wall seconds of `livecert certify --game sicbo --quiet` end to end, and its exit status."""
+def time_certify(game: str = GAME) -> tuple[float, int]:
+    """Wall seconds of `livecert certify --game GAME --quiet` end to end, and its exit status."""
     with tempfile.TemporaryDirectory(prefix="livecert-bench-report-") as report_dir:
-        command = [sys.executable, "-m", "livecert.cli", "certify", "--game", GAME, "--quiet"]
+        command = [sys.executable, "-m", "livecert.cli", "certify", "--game", game, "--quiet"]
         command += ["--report-dir", report_dir]
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -240,13 +242,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", help="target base URL (default: start the embedded reference)")
     parser.add_argument("--operator-token", default="")
     parser.add_argument("--dealer-token", default="")
-    parser.add_argument("--rolls", type=int, default=216, help="rolls to play (default all 216)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement")
     parser.add_argument(
-        "--certify", action="store_true", help="also time `livecert certify --game sicbo`"
+        "--game",
+        choices=("sicbo", "xocdia"),
+        default=GAME,
+        help="which game's sweep (default sicbo: 216 rolls; xocdia: 16 results)",
     )
     parser.add_argument(
-        "--certify-only", action="store_true", help="only time `livecert certify --game sicbo`"
+        "--rolls", type=int, default=216, help="outcomes to play (default all of the game's)"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement")
+    parser.add_argument(
+        "--certify", action="store_true", help="also time `livecert certify --game GAME`"
+    )
+    parser.add_argument(
+        "--certify-only", action="store_true", help="only time `livecert certify --game GAME`"
     )
     parser.add_argument("--json", metavar="PATH", help="write the figures as JSON")
     args = parser.parse_args(argv)
@@ -257,11 +267,17 @@ def main(argv: list[str] | None = None) -> int:
     if not args.certify_only:
         for index in range(1, args.repeat + 1):
             if args.url:
-                run = run_sweep(args.url, args.operator_token, args.dealer_token, args.rolls)
+                run = run_sweep(
+                    args.url, args.operator_token, args.dealer_token, args.rolls, args.game
+                )
             else:
                 with EmbeddedServer() as server:  # a fresh server (and database) per run
                     run = run_sweep(
-                        server.url, server.operator_token, server.dealer_token, args.rolls
+                        server.url,
+                        server.operator_token,
+                        server.dealer_token,
+                        args.rolls,
+                        args.game,
                     )
             print_run(index, run)
             runs.append(run)
@@ -271,12 +287,12 @@ def main(argv: list[str] | None = None) -> int:
     certify_status: list[int] = []
     if args.certify or args.certify_only:
         for index in range(1, args.repeat + 1):
-            wall, status = time_certify()
+            wall, status = time_certify(args.game)
             print(f"certify run {index}: {wall:.2f} s, exit status {status}", flush=True)
             certify_times.append(wall)
             certify_status.append(status)
         print(
-            f"\nlivecert certify --game {GAME}: {fmt(certify_times, ' s')} "
+            f"\nlivecert certify --game {args.game}: {fmt(certify_times, ' s')} "
             f"(target < {TARGET_CERTIFY_SECONDS:g} s)"
         )
 
