@@ -1,7 +1,7 @@
 """The catalogue of seeded faults: each breaks one rule so a certification run can prove it notices.
 
 A fault is enabled with `livecert serve --fault NAME`; the branches that apply it are marked
-`# FAULT <name>` in the game modules and the app. The clause lists include the consequences a
+`# FAULT <name>` in the game modules and the service. The clause lists include the consequences a
 certification run legitimately detects (settlement and RTP duties besides the broken pay clause).
 """
 
@@ -21,6 +21,7 @@ class Fault:
 
 _PAY = ("REG-SETTLE-01", "REG-RTP-01")
 _PAY_RTP = ("REG-SETTLE-01", "REG-RTP-01", "SB-RTP-01")
+_PAY_XD = ("REG-SETTLE-01", "REG-RTP-01", "XD-RTP-01")
 
 _ENTRIES: tuple[Fault, ...] = (
     Fault(
@@ -86,6 +87,96 @@ _ENTRIES: tuple[Fault, ...] = (
         "total-misreported",
         ("SB-GEN-01",),
         "the result's total is reported off by one (sum + 1, 17 for 6-6-6); settlement correct",
+    ),
+    # -- Xoc Dia ------------------------------------------------------------------------------
+    Fault(
+        "big-loses-on-two-two",
+        ("XD-PAY-09", *_PAY),
+        "BIG loses (returns nothing) on 2 red 2 white instead of returning the stake",
+    ),
+    Fault(
+        "big-paid-on-two-two",
+        ("XD-PAY-09", *_PAY_XD),
+        "BIG is paid 0.96:1 on 2 red 2 white instead of returning the stake",
+    ),
+    Fault(
+        "small-loses-on-two-two",
+        ("XD-PAY-10", *_PAY),
+        "SMALL loses (returns nothing) on 2 red 2 white instead of returning the stake",
+    ),
+    Fault(
+        "odd-even-pay-1-to-1",
+        ("XD-PAY-07", "XD-PAY-08", *_PAY_XD),
+        "ODD and EVEN pay 1:1 instead of 0.96:1",
+    ),
+    Fault(
+        "one-white-three-red-paid-as-three-white-one-red",
+        ("XD-PAY-02", "REG-SETTLE-01"),
+        "ONE_WHITE_THREE_RED wins on three white one red instead of on one white three red",
+    ),
+    Fault(
+        "four-of-a-colour-paid-on-three",
+        ("XD-PAY-06", *_PAY_XD),
+        "FOUR_OF_A_COLOUR also wins 6.5:1 on three of a colour (1 or 3 red)",
+    ),
+    Fault("four-red-pays-10-to-1", ("XD-PAY-01", *_PAY), "FOUR_RED pays 10:1 instead of 14:1"),
+    Fault("two-two-pays-1-to-1", ("XD-PAY-03", *_PAY), "TWO_TWO pays 1:1 instead of 1.5:1"),
+    Fault(
+        "three-white-one-red-pays-2-to-1",
+        ("XD-PAY-04", *_PAY),
+        "THREE_WHITE_ONE_RED pays 2:1 instead of 2.8:1",
+    ),
+    Fault("four-white-pays-10-to-1", ("XD-PAY-05", *_PAY), "FOUR_WHITE pays 10:1 instead of 14:1"),
+    Fault(
+        "point-ninety-six-rounds-the-wrong-way",
+        ("XD-PAY-07", "XD-PAY-08", "XD-PAY-09", "XD-PAY-10", "REG-SETTLE-01"),
+        "0.96:1 wins (ODD, EVEN, BIG, SMALL) are rounded opposite to the declared rule "
+        "(down->up, up/half-*->down)",
+    ),
+    Fault(
+        "early-reveal-settled",
+        ("XD-VOID-01",),
+        "a Xoc Dia result entered during betting settles instead of voiding the round",
+    ),
+    Fault(
+        "unshaken-round-settled",
+        ("XD-VOID-01",),
+        "a Xoc Dia round with no shake recorded settles instead of voiding",
+    ),
+    Fault(
+        "void-keeps-stakes",
+        ("XD-VOID-01",),
+        'a voided Xoc Dia round marks its bets void but returns nothing (returned "0.00")',
+    ),
+    Fault(
+        "bowl-touch-ignored",
+        ("XD-VOID-02",),
+        "bowl-touched-token is recorded but the round goes on and settles at its result",
+    ),
+    Fault(
+        "rearrange-voids-round",
+        ("XD-RND-02",),
+        "a rearrange event voids the Xoc Dia round (bets returned) instead of changing nothing",
+    ),
+    Fault(
+        "reshake-returns-bets",
+        ("XD-RND-03", "XD-RND-04"),
+        "a Xoc Dia re-shake (items-fell, standing-token) refunds the open bets (status void)",
+    ),
+    Fault(
+        "bets-accepted-after-betting-closed",
+        ("XD-RND-01", "XD-RND-03", "XD-RND-04"),
+        "a Xoc Dia round still accepts bets in state closed (after betting, during re-shakes)",
+    ),
+    Fault(
+        "bad-token-accepted",
+        ("XD-GEN-01", "REG-INPUT-01"),
+        'a Xoc Dia result with a token other than "r"/"w" is accepted, the token counted as white',
+    ),
+    Fault(
+        "declares-wrong-max-rtp-xocdia",
+        ("XD-RTP-01", "REG-RTP-01"),
+        '/v1/info declares max_rtp xocdia "99.00"',
     ),
 )
 

@@ -1,4 +1,4 @@
-"""The games this server offers, one module per game; Xoc Dia is added here when it exists.
+"""The games this server offers, one module per game.
 
 A game module provides NAME, RESHAKE_REASONS, EVENT_TYPES, RESULT_KEY, ResultError,
 is_selection, parse_result, result_view, max_rtp, rounding_mode and settle (see sicbo.py).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from livecert.reference import sicbo
+from livecert.reference import sicbo, xocdia
 
-GAMES: dict[str, ModuleType] = {sicbo.NAME: sicbo}
+GAMES: dict[str, ModuleType] = {sicbo.NAME: sicbo, xocdia.NAME: xocdia}
 KNOWN_GAMES = ("sicbo", "xocdia")  # the contract's Game enum; only GAMES are offered

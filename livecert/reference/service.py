@@ -35,6 +35,11 @@ CAPABILITIES = ["idempotency", "batch-bets", "pause", "statistics", "disconnect"
 MAX_SLIP = 200
 STATISTICS_DEPTH = 50
 FINISHED = frozenset({"settled", "cancelled", "void"})
+XOCDIA = "xocdia"
+EARLY_REVEAL = "the bowl was lifted before the betting period ended (XD-VOID-01)"
+NO_SHAKE = "no shake was recorded (XD-VOID-01)"
+BOWL_TOUCHED = "the bowl touched a token while it was lifted (XD-VOID-02)"
+REARRANGED = "the tokens were rearranged (XD-RND-02)"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 Json = dict[str, Any]
@@ -326,6 +331,8 @@ class Service:
                 raise round_state(f"round {rid} is {state}; a re-shake needs betting closed")
             self._materialise_close(row, state)
             self.store.insert_event(rid, "reshake", reason, note, now)
+            if game.NAME == XOCDIA and "reshake-returns-bets" in self.faults:
+                self._refund_bets(rid, "void", now)  # FAULT reshake-returns-bets
             return self._round_view(rid, ident)
 
     def event(self, ident: Identity, rid: str, body: Any) -> Json:
@@ -341,8 +348,28 @@ class Service:
                 )
             if state == "paused":
                 raise round_state(f"round {rid} is paused")
-            self.store.insert_event(rid, kind, None, note, now)
+            if game.NAME == XOCDIA:
+                self._xocdia_event(row, state, kind, note, now)
+            else:
+                self.store.insert_event(rid, kind, None, note, now)
             return self._round_view(rid, ident)
+
+    def _xocdia_event(self, row: Row, state: str, kind: str, note: str | None, now: int) -> None:
+        """Xoc Dia dealer events: shake while betting (XD-RND-01), rearrange after betting
+        (XD-RND-02, changes nothing), bowl-touched-token cancels the round (XD-VOID-02)."""
+        rid = row["id"]
+        if kind == "shake" and state != "betting":
+            raise round_state(f"round {rid} is {state}; the bowl is shaken during betting")
+        if kind == "rearrange" and state != "closed":
+            raise round_state(f"round {rid} is {state}; tokens are rearranged after betting")
+        self._materialise_close(row, state)
+        self.store.insert_event(rid, kind, None, note, now)
+        if kind == "rearrange" and "rearrange-voids-round" in self.faults:
+            self._finish_refunded(rid, "void", REARRANGED, now)  # FAULT rearrange-voids-round
+        if kind == "bowl-touched-token":
+            if "bowl-touch-ignored" in self.faults:
+                return  # FAULT bowl-touch-ignored
+            self._finish_refunded(rid, "cancelled", BOWL_TOUCHED, now)
 
     def _materialise_close(self, row: Row, state: str) -> None:
         """Write down a close the countdown made (the stored state may still say betting)."""
@@ -389,21 +416,36 @@ class Service:
         reason = _reason(body)
         with self.store.transaction():
             _row, _state, now = self._unfinished(rid, status)
-            bets = self.store.open_bets(rid)
-            credits: dict[str, int] = defaultdict(int)
-            updates = []
-            for bet in bets:
-                updates.append((status, "refund", 0, bet["stake"], now, bet["id"]))
-                credits[bet["player_id"]] += bet["stake"]
-            self.store.finish_bets(updates)
-            self.store.credit([(amount, pid) for pid, amount in credits.items()])
-            self.store.update_round(
-                rid, state=status, paused_from=None, remaining_ms=None, reason=reason
-            )
-            self.store.insert_event(
-                rid, "cancel" if status == "cancelled" else "void", reason, None, now
-            )
+            self._finish_refunded(rid, status, reason, now)
             return self._round_view(rid, ident)
+
+    def _refund_bets(self, rid: str, status: str, now: int) -> None:
+        """Return the stake of every open bet of the round (outcome refund, win 0)."""
+        keep = status == "void" and "void-keeps-stakes" in self.faults
+        keep = keep and self._round(rid)["game"] == XOCDIA
+        credits: dict[str, int] = defaultdict(int)
+        updates = []
+        for bet in self.store.open_bets(rid):
+            if keep:  # FAULT void-keeps-stakes
+                updates.append((status, "refund", 0, 0, now, bet["id"]))
+                continue
+            updates.append((status, "refund", 0, bet["stake"], now, bet["id"]))
+            credits[bet["player_id"]] += bet["stake"]
+        self.store.finish_bets(updates)
+        self.store.credit([(amount, pid) for pid, amount in credits.items()])
+
+    def _finish_refunded(
+        self, rid: str, status: str, reason: str, now: int, result: str | None = None
+    ) -> None:
+        """Cancel or void the round: every open bet refunded, the state and reason recorded."""
+        self._refund_bets(rid, status, now)
+        fields: dict[str, Any] = {"result": result} if result is not None else {}
+        self.store.update_round(
+            rid, state=status, paused_from=None, remaining_ms=None, reason=reason, **fields
+        )
+        self.store.insert_event(
+            rid, "cancel" if status == "cancelled" else "void", reason, None, now
+        )
 
     def enter_result(self, ident: Identity, rid: str, body: Any) -> Json:
         self.require(ident, "dealer")
@@ -416,6 +458,14 @@ class Service:
             except game.ResultError as exc:
                 raise ApiError(422, "INVALID_RESULT", str(exc)) from None
             row, state, now = self._unfinished(rid, "given a result")
+            if game.NAME == XOCDIA and state in ("betting", "closed"):
+                void_reason = self._xocdia_void_reason(rid, state)
+                if void_reason is not None:
+                    self._finish_refunded(
+                        rid, "void", void_reason, now, result=json.dumps(list(result))
+                    )
+                    return self._round_view(rid, ident)
+                state = "closed"
             if state != "closed":
                 raise round_state(f"round {rid} is {state}; a result needs betting closed")
             self._settle(rid, game, result, now)
@@ -425,7 +475,21 @@ class Service:
             self.store.insert_event(rid, "result", None, None, now)
             return self._round_view(rid, ident)
 
-    def _settle(self, rid: str, game: Any, result: tuple[int, ...], now: int) -> None:
+    def _xocdia_void_reason(self, rid: str, state: str) -> str | None:
+        """Why a Xoc Dia result voids the round (XD-VOID-01), or None when it settles."""
+        early = state == "betting"
+        if early and "early-reveal-settled" in self.faults:  # FAULT early-reveal-settled
+            early = False
+        if early:
+            return EARLY_REVEAL
+        unshaken = all(event["type"] != "shake" for event in self.store.events_of_round(rid))
+        if unshaken and "unshaken-round-settled" in self.faults:  # FAULT unshaken-round-settled
+            unshaken = False
+        if unshaken:
+            return NO_SHAKE
+        return None
+
+    def _settle(self, rid: str, game: Any, result: tuple[Any, ...], now: int) -> None:
         """Settle every open bet of the round by the game's paytable and credit the returns."""
         declared = self.config.rounding
         credits: dict[str, int] = defaultdict(int)
@@ -437,6 +501,9 @@ class Service:
                 mode = game.rounding_mode(selection, declared, self.faults)
                 win = round_minor(Fraction(stake) * odds, mode)
                 returned = stake + win
+                credits[bet["player_id"]] += returned
+            elif outcome == "refund":  # Xoc Dia BIG/SMALL on two-two: the stake returned
+                win, returned = 0, stake
                 credits[bet["player_id"]] += returned
             else:
                 win = returned = 0
@@ -470,7 +537,12 @@ class Service:
             stakes = self._validate_slip(slip, game)
             now = self.now()
             state = self._state(row, now)
-            if state != "betting":
+            late = (
+                state == "closed"
+                and row["game"] == XOCDIA
+                and "bets-accepted-after-betting-closed" in self.faults
+            )  # FAULT bets-accepted-after-betting-closed
+            if state != "betting" and not late:
                 raise round_state(f"round {rid} is {state}; bets are taken only while betting")
             player = self.store.player(pid)
             total = sum(stakes)

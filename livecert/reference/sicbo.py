@@ -207,7 +207,9 @@ def settle(code: str, dice: tuple[int, ...], faults: frozenset[str]) -> tuple[st
         return _win(shown) if shown else _LOSS
     if family == "TRIPLE":  # SB-PAY-06
         if counts[sel.numbers[0]] == 3:
-            return _win(150 if "specific-triple-pays-150" in faults else 180)  # FAULT ...-150
+            if "specific-triple-pays-150" in faults:
+                return _win(150)  # FAULT specific-triple-pays-150
+            return _win(180)
         return _LOSS
     if family == "ANY_TRIPLE":  # SB-PAY-07
         if triple:

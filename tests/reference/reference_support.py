@@ -111,8 +111,8 @@ class Casino:
         assert r.status_code == 201, r.text
         return r.json()["player_id"], {"Authorization": f"Bearer {r.json()['token']}"}
 
-    def table(self) -> str:
-        r = self.api.post("/v1/tables", json={"game": "sicbo"}, headers=OPERATOR)
+    def table(self, game: str = "sicbo") -> str:
+        r = self.api.post("/v1/tables", json={"game": game}, headers=OPERATOR)
         assert r.status_code == 201, r.text
         return r.json()["table_id"]
 
@@ -140,6 +140,26 @@ class Casino:
     def result(self, round_id: str, dice: Any) -> Any:
         return self.api.post(f"/v1/rounds/{round_id}/result", json={"dice": dice}, headers=DEALER)
 
+    def tokens(self, round_id: str, tokens: Any) -> Any:
+        """Enter a Xoc Dia result `{"tokens": tokens}`."""
+        return self.api.post(
+            f"/v1/rounds/{round_id}/result", json={"tokens": tokens}, headers=DEALER
+        )
+
+    def event(self, round_id: str, kind: str) -> Any:
+        """Record a dealer event (`shake`, `rearrange`, `bowl-touched-token`)."""
+        return self.api.post(f"/v1/rounds/{round_id}/events", json={"type": kind}, headers=DEALER)
+
+    def reshake(self, round_id: str, reason: str) -> Any:
+        return self.api.post(
+            f"/v1/rounds/{round_id}/reshakes", json={"reason": reason}, headers=DEALER
+        )
+
+    def get_round(self, round_id: str) -> dict[str, Any]:
+        r = self.api.get(f"/v1/rounds/{round_id}", headers=DEALER)
+        assert r.status_code == 200, r.text
+        return r.json()
+
     def balance(self, player: dict[str, str]) -> str:
         r = self.api.get("/v1/player", headers=player)
         assert r.status_code == 200, r.text
@@ -158,5 +178,22 @@ class Casino:
         assert r.status_code == 201, r.text
         self.close(round_id)
         r = self.result(round_id, dice)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def play_xocdia(
+        self,
+        player: dict[str, str],
+        tokens: list[str],
+        *bets: tuple[str, str],
+        table_id: str | None = None,
+    ) -> dict[str, Any]:
+        """One whole Xoc Dia round: open, bet, shake, close, result; answers the round."""
+        round_id = self.open(table_id or self.table("xocdia"))
+        r = self.bet(round_id, player, *bets)
+        assert r.status_code == 201, r.text
+        assert self.event(round_id, "shake").status_code == 200
+        self.close(round_id)
+        r = self.tokens(round_id, tokens)
         assert r.status_code == 200, r.text
         return r.json()

@@ -33,9 +33,9 @@ def test_info(api: ContractClient) -> None:
         "vendor": "livecert",
     }
     assert info["contract_version"] == "1.0.0"
-    assert info["games"] == ["sicbo"]
+    assert info["games"] == ["sicbo", "xocdia"]
     assert info["currency"] == "EUR" and info["minor_unit"] == 2 and info["rounding"] == "down"
-    assert info["max_rtp"] == {"sicbo": "97.22"}
+    assert info["max_rtp"] == {"sicbo": "97.22", "xocdia": "98.75"}
     assert {"idempotency", "pause", "statistics", "disconnect"} <= set(info["capabilities"])
     assert info["countdown_ms"] == {"min": 0, "max": 600000}
 
@@ -76,9 +76,9 @@ def test_roles(api: ContractClient, casino: Casino) -> None:
 def test_tables(api: ContractClient) -> None:
     r = api.post("/v1/tables", json={"game": "sicbo", "name": "T1"}, headers=OPERATOR)
     assert r.status_code == 201 and r.json()["game"] == "sicbo" and r.json()["name"] == "T1"
-    _error(
-        api.post("/v1/tables", json={"game": "xocdia"}, headers=OPERATOR), 422, "GAME_NOT_OFFERED"
-    )
+    r = api.post("/v1/tables", json={"game": "xocdia"}, headers=OPERATOR)
+    assert r.status_code == 201 and r.json()["game"] == "xocdia"
+    _error(api.post("/v1/tables", json={"game": "XOCDIA"}, headers=OPERATOR), 422, "VALIDATION")
     _error(api.post("/v1/tables", json={"game": "poker"}, headers=OPERATOR), 422, "VALIDATION")
     _error(api.post("/v1/tables", json={}, headers=OPERATOR), 422, "VALIDATION")
 

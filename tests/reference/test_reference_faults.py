@@ -35,12 +35,32 @@ double-single-ignores-single SB-PAY-14,REG-SETTLE-01,REG-RTP-01,SB-RTP-01
 declares-wrong-max-rtp SB-RTP-01,REG-RTP-01
 die-out-of-range-accepted SB-GEN-01,REG-INPUT-01
 total-misreported SB-GEN-01
+big-loses-on-two-two XD-PAY-09,REG-SETTLE-01,REG-RTP-01
+big-paid-on-two-two XD-PAY-09,REG-SETTLE-01,REG-RTP-01,XD-RTP-01
+small-loses-on-two-two XD-PAY-10,REG-SETTLE-01,REG-RTP-01
+odd-even-pay-1-to-1 XD-PAY-07,XD-PAY-08,REG-SETTLE-01,REG-RTP-01,XD-RTP-01
+one-white-three-red-paid-as-three-white-one-red XD-PAY-02,REG-SETTLE-01
+four-of-a-colour-paid-on-three XD-PAY-06,REG-SETTLE-01,REG-RTP-01,XD-RTP-01
+four-red-pays-10-to-1 XD-PAY-01,REG-SETTLE-01,REG-RTP-01
+two-two-pays-1-to-1 XD-PAY-03,REG-SETTLE-01,REG-RTP-01
+three-white-one-red-pays-2-to-1 XD-PAY-04,REG-SETTLE-01,REG-RTP-01
+four-white-pays-10-to-1 XD-PAY-05,REG-SETTLE-01,REG-RTP-01
+point-ninety-six-rounds-the-wrong-way XD-PAY-07,XD-PAY-08,XD-PAY-09,XD-PAY-10,REG-SETTLE-01
+early-reveal-settled XD-VOID-01
+unshaken-round-settled XD-VOID-01
+void-keeps-stakes XD-VOID-01
+bowl-touch-ignored XD-VOID-02
+rearrange-voids-round XD-RND-02
+reshake-returns-bets XD-RND-03,XD-RND-04
+bets-accepted-after-betting-closed XD-RND-01,XD-RND-03,XD-RND-04
+bad-token-accepted XD-GEN-01,REG-INPUT-01
+declares-wrong-max-rtp-xocdia XD-RTP-01,REG-RTP-01
 """
 
 
 def test_catalogue_is_exact() -> None:
     assert "\n".join(faults.listing()) + "\n" == EXPECTED_CATALOGUE
-    assert len(faults.FAULTS) == 20
+    assert len(faults.FAULTS) == 40
     assert all(f.description for f in faults.FAULTS.values())
 
 
@@ -190,7 +210,7 @@ def test_double_single_ignores_single() -> None:
 
 def test_declares_wrong_max_rtp(make_app: Any) -> None:
     api, _casino = make_app(faults=frozenset({"declares-wrong-max-rtp"}))
-    assert api.get("/v1/info").json()["max_rtp"] == {"sicbo": "97.50"}
+    assert api.get("/v1/info").json()["max_rtp"] == {"sicbo": "97.50", "xocdia": "98.75"}
 
 
 @pytest.mark.parametrize("dice", [[0, 1, 2], [1, 2, 7]])
