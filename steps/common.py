@@ -116,7 +116,11 @@ def _oracle_balance(scene: Scene, player: str) -> Decimal | None:
     balance = scene.starting_balances[player]
     for placed in (b for b in scene.bets if b.player == player):
         expected = expected_settlement(
-            paytable(scene.game), placed.code, scene.outcome, placed.stake, info.minor_unit,
+            paytable(scene.game),
+            placed.code,
+            scene.outcome,
+            placed.stake,
+            info.minor_unit,
             info.rounding,
         )
         balance += expected.returned - placed.stake
