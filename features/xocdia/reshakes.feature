@@ -37,6 +37,7 @@ Feature: Xoc Dia: re-shakes and rearranged tokens
       And the player bets 10.00 on Two white two red
       When the dealer rearranges overlapping tokens with a stick
       Then the bets stand and nothing is settled
+      And a new bet of 5.00 on Big is refused
       When the dealer lifts the bowl showing w r w r
       Then the Two white two red bet wins 15.00
       And the player's balance is 1015.00
