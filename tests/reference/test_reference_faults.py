@@ -52,7 +52,7 @@ void-keeps-stakes XD-VOID-01
 bowl-touch-ignored XD-VOID-02
 rearrange-voids-round XD-RND-02
 reshake-returns-bets XD-RND-03,XD-RND-04
-bets-accepted-after-betting-closed XD-RND-01,XD-RND-03,XD-RND-04
+bets-accepted-after-betting-closed XD-RND-01,XD-RND-02,XD-RND-03,XD-RND-04
 bad-token-accepted XD-GEN-01,REG-INPUT-01
 declares-wrong-max-rtp-xocdia XD-RTP-01,REG-RTP-01
 """
