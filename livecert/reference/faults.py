@@ -166,7 +166,7 @@ _ENTRIES: tuple[Fault, ...] = (
     Fault(
         "bets-accepted-after-betting-closed",
         ("XD-RND-01", "XD-RND-02", "XD-RND-03", "XD-RND-04"),
-        "a Xoc Dia round still accepts bets in state closed (after betting, re-shakes, rearranging)",
+        "a Xoc Dia round still takes bets in state closed (after betting, re-shakes, rearranging)",
     ),
     Fault(
         "bad-token-accepted",
