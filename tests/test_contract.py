@@ -1,6 +1,7 @@
 """The certification contract: it loads, its checker rejects what it must, its docs match."""
 
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -75,9 +76,15 @@ def test_a_broken_answer_is_a_violation_naming_the_operation(method, path, statu
     assert str(status) in str(caught.value)
 
 
-def test_the_selection_table_in_the_docs_matches_the_oracle_and_the_reference() -> None:
+def _doc_section(title: str) -> str:
     text = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
-    sicbo = text[text.index("### Sic Bo") : text.index("### Xoc Dia")]
+    start = text.index(f"### {title}")
+    end = text.find("\n#", start + 4)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def test_the_sicbo_selection_table_in_the_docs_matches_the_oracle_and_the_reference() -> None:
+    sicbo = _doc_section("Sic Bo (110 selections)")
     oracle_codes = {s.code for s in load_paytable("sicbo").selections}
     named = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", sicbo))
     concrete = {c for c in named if not re.search(r"_[a-z]", c)}
@@ -86,3 +93,12 @@ def test_the_selection_table_in_the_docs_matches_the_oracle_and_the_reference() 
     assert sum(counts) == 110 == len(oracle_codes)
     # the reference parses codes with its own code; both must accept exactly the same 110
     assert set(reference_sicbo.all_selections()) == oracle_codes
+
+
+def test_the_xocdia_selection_table_in_the_docs_matches_the_oracle() -> None:
+    xocdia = _doc_section("Xoc Dia (10 selections)")
+    rows = re.findall(r"^\| `([A-Z_]+)` \| .+? \| (XD-PAY-\d\d) \| ([\d.]+):1 \|$", xocdia, re.M)
+    table = load_paytable("xocdia")
+    assert {code: (clause, Fraction(odds)) for code, clause, odds in rows} == {
+        s.code: (s.clause, s.odds_by_count[1]) for s in table.selections
+    }
