@@ -7,6 +7,10 @@ pytest_plugins = [
     "fixtures.scene",
     "steps.common",
     "steps.sweep",
+    "steps.rounds",
+    "steps.access",
+    "steps.bad_input",
+    "steps.money",
     "steps.sicbo",
     "steps.xocdia",
 ]

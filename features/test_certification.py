@@ -4,3 +4,4 @@ from pytest_bdd import scenarios
 
 scenarios("sicbo")
 scenarios("xocdia")
+scenarios("table")

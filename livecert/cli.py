@@ -74,6 +74,13 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=None,
         help="rounding rule the embedded reference declares (default down)",
     )
+    parser.add_argument(
+        "--clauses",
+        metavar="ID[,ID...]",
+        default="",
+        help="certify only these clauses (e.g. SB-PAY-16,REG-SETTLE-01); the others are listed "
+        "as not selected",
+    )
     parser.add_argument("--quiet", action="store_true", help="less progress output")
     parser.add_argument(
         "pytest_args",
@@ -86,6 +93,7 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _run_certify(args: argparse.Namespace) -> int:
     from livecert.certify.runner import CertifyError, CertifyOptions, certify, summary_lines
+    from livecert.rules import load_catalogue
 
     if args.target_url and args.reference_fault:
         print(
@@ -102,6 +110,16 @@ def _run_certify(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 3
+    clauses = tuple(c.strip() for c in args.clauses.split(",") if c.strip())
+    catalogue = load_catalogue()
+    unknown = [c for c in clauses if c not in catalogue]
+    if unknown:
+        print(
+            f"livecert certify: --clauses names {unknown}, which are not clauses of the "
+            "catalogue; expected IDs like SB-PAY-16 or REG-SETTLE-01",
+            file=sys.stderr,
+        )
+        return 3
     options = CertifyOptions(
         target_url=args.target_url,
         operator_token=args.operator_token,
@@ -111,6 +129,7 @@ def _run_certify(args: argparse.Namespace) -> int:
         report_dir=args.report_dir,
         reference_faults=args.reference_fault,
         reference_rounding=args.reference_rounding,
+        clauses=clauses,
         quiet=args.quiet,
         pytest_args=args.pytest_args,
     )

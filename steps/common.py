@@ -9,6 +9,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import allure
+import pytest
 from pytest_bdd import given, parsers, then
 
 from fixtures.scene import Scene
@@ -44,8 +45,38 @@ def named_player_bets(scene: Scene, name: str, stake: str, label: str) -> None:
     scene.place(label, Decimal(stake), player=name)
 
 
-def _check_settlement(scene: Scene, label: str, outcome: str, win: Decimal) -> None:
-    placed = scene.bet(label)
+# Clauses that say the bets of a round settle as usual after something happened to it: a failed
+# settlement in such a scenario is evidence against them too.
+SETTLES_AS_USUAL = (
+    "TBL-DISC-02",
+    "TBL-MAL-02",
+    "XD-RND-01",
+    "XD-RND-02",
+    "XD-RND-03",
+    "XD-RND-04",
+    "SB-RND-02",
+    "SB-RND-03",
+    "SB-RND-04",
+    "SB-RND-05",
+    "SB-RND-06",
+)
+
+
+def _settles_as_usual(request: pytest.FixtureRequest | None) -> list[str]:
+    if request is None:
+        return []
+    return [m.name for m in request.node.iter_markers() if m.name in SETTLES_AS_USUAL]
+
+
+def _check_settlement(
+    scene: Scene,
+    label: str,
+    outcome: str,
+    win: Decimal,
+    player: str = "player",
+    request: pytest.FixtureRequest | None = None,
+) -> None:
+    placed = scene.bet(label, player)
     assert scene.outcome is not None, "no result was entered in this scenario"
     info = scene.target.info
     oracle = expected_settlement(
@@ -89,18 +120,18 @@ def _check_settlement(scene: Scene, label: str, outcome: str, win: Decimal) -> N
         raise ClauseFailure(
             f"{label} ({placed.code}) staked {placed.stake} on {scene.outcome}: "
             + "; ".join(problems),
-            (*oracle.clauses, SETTLE_DUTY),
+            (*oracle.clauses, SETTLE_DUTY, *_settles_as_usual(request)),
         )
 
 
 @then(parsers.re(rf"the (?P<label>.+?) bet wins {AMOUNT}"))
-def bet_wins(scene: Scene, label: str, amount: str) -> None:
-    _check_settlement(scene, label, "win", Decimal(amount))
+def bet_wins(scene: Scene, label: str, amount: str, request: pytest.FixtureRequest) -> None:
+    _check_settlement(scene, label, "win", Decimal(amount), request=request)
 
 
 @then(parsers.re(r"the (?P<label>.+?) bet loses"))
-def bet_loses(scene: Scene, label: str) -> None:
-    _check_settlement(scene, label, "lose", Decimal("0.00"))
+def bet_loses(scene: Scene, label: str, request: pytest.FixtureRequest) -> None:
+    _check_settlement(scene, label, "lose", Decimal("0.00"), request=request)
 
 
 @then(parsers.re(r"the (?P<label>.+?) bet gets its stake back"))
@@ -209,3 +240,26 @@ def bet_still_open(scene: Scene, label: str) -> None:
     view = scene.adapter.get_round(scene.open_round().round_id, scene.player(placed.player))
     bet = view.bet(placed.view.bet_id)
     assert bet.status == "open", f"the {label} bet is {bet.status!r}, expected still 'open'"
+
+
+@then(parsers.re(rf"player (?P<name>[A-Z])'s (?P<label>.+?) bet wins {AMOUNT}"))
+def named_bet_wins(
+    scene: Scene, name: str, label: str, amount: str, request: pytest.FixtureRequest
+) -> None:
+    _check_settlement(scene, label, "win", Decimal(amount), player=name, request=request)
+
+
+@then(parsers.re(r"player (?P<name>[A-Z])'s (?P<label>.+?) bet loses"))
+def named_bet_loses(scene: Scene, name: str, label: str, request: pytest.FixtureRequest) -> None:
+    _check_settlement(scene, label, "lose", Decimal("0.00"), player=name, request=request)
+
+
+@then(parsers.re(rf"player (?P<name>[A-Z])'s balance is {AMOUNT}"))
+def named_balance_is(scene: Scene, name: str, amount: str) -> None:
+    oracle = _oracle_balance(scene, name)
+    if oracle is not None and oracle != Decimal(amount):
+        raise FeatureOracleDisagreement(
+            f"the feature expects {name}'s balance of {amount}, the oracle {oracle}"
+        )
+    actual = scene.adapter.balance(scene.player(name))
+    assert actual == Decimal(amount), f"{name}'s balance is {actual}, expected {amount}"

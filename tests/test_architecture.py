@@ -30,7 +30,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.rules",
         "livecert.contract",
     ),
-    "livecert.cli": ("livecert.certify", "livecert.reference.serve"),
+    "livecert.cli": ("livecert.certify", "livecert.rules", "livecert.reference.serve"),
     "livecert.reference": ("livecert.reference",),
     "fixtures": (
         "fixtures",

@@ -37,10 +37,10 @@ def test_every_clause_in_scope_passed_is_compliant() -> None:
     cert = certify(all_passing())
     assert cert["verdict"] == "compliant"
     assert all(cert["clauses"][c]["status"] == "passed" for c in IN_SCOPE["sicbo"])
-    outside = cert["clauses"]["SB-STAT-01"]
+    outside = cert["clauses"]["REG-INTR-01"]
     assert (outside["status"], outside["in_scope"]) == ("not-tested", False)
-    assert "not covered" in outside["reason"]
-    assert "SB-STAT-01" in cert["scope"]["clauses_outside_scope"]
+    assert "tests/test_interrupted.py" in outside["reason"]
+    assert "REG-INTR-01" in cert["scope"]["clauses_outside_scope"]
     assert len(cert["rules"]["documents"]) == 4
 
 
@@ -168,3 +168,23 @@ def test_sweep_and_rtp_sections() -> None:
     rtp = cert["rtp"]["sicbo"]
     assert rtp["declared_max_percent"] == rtp["stated_max_percent"] == "97.22"
     assert rtp["selections"]["SMALL"]["measured"] == "35/36"
+
+
+def test_a_failure_attributed_to_none_of_its_tags_still_fails_them_all() -> None:
+    """A settlement check may name only paytable clauses; in a scenario tagged with lifecycle
+    clauses the failure must not be lost."""
+    records = [
+        *all_passing(),
+        scenario(
+            "disconnect",
+            ["TBL-DISC-02", "TBL-DISC-03"],
+            "failed",
+            failed_clauses=["SB-PAY-02", "REG-SETTLE-01"],
+        ),
+    ]
+    cert = certify(records)
+    assert cert["verdict"] == "non-compliant"
+    assert {c for c, r in cert["clauses"].items() if r["status"] == "failed"} == {
+        "TBL-DISC-02",
+        "TBL-DISC-03",
+    }

@@ -18,8 +18,13 @@ TAG = re.compile(r"@((?:SB|XD|TBL|REG|DOC)-[A-Z]+-\d{2})\b")
 
 
 def feature_tags(game: str) -> set[str]:
+    """Clause tags of a game's features and of the shared ones (whose Examples cover both)."""
     tags: set[str] = set()
-    for path in (ROOT / "features" / game).glob("*.feature"):
+    paths = [
+        *(ROOT / "features" / game).glob("*.feature"),
+        *(ROOT / "features" / "table").glob("*.feature"),
+    ]
+    for path in paths:
         tags |= set(TAG.findall(path.read_text(encoding="utf-8")))
     return tags
 

@@ -4,16 +4,25 @@ from livecert.adapters.base import TargetAdapter
 from livecert.adapters.errors import AdapterError, CredentialsError, Refused, TargetError
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.http import HttpAdapter
-from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
+from livecert.adapters.model import (
+    BetRecord,
+    BetView,
+    PlayerHandle,
+    RecordRound,
+    RoundView,
+    TargetInfo,
+)
 
 __all__ = [
     "AdapterError",
+    "BetRecord",
     "BetView",
     "CredentialsError",
     "Exchange",
     "ExchangeRecorder",
     "HttpAdapter",
     "PlayerHandle",
+    "RecordRound",
     "Refused",
     "RoundView",
     "TargetAdapter",

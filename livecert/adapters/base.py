@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Protocol, runtime_checkable
 
 from livecert.adapters.evidence import ExchangeRecorder
-from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
+from livecert.adapters.model import BetRecord, BetView, PlayerHandle, RoundView, TargetInfo
 
 BetRequest = tuple[str, Decimal]  # (selection code, stake)
 
@@ -58,7 +58,11 @@ class TargetAdapter(Protocol):
 
     def withdraw_bet(self, player: PlayerHandle, bet_id: str) -> None: ...
 
-    def bet_record(self, player: PlayerHandle, round_id: str | None = None) -> list[BetView]: ...
+    def bet_record(self, player: PlayerHandle, round_id: str | None = None) -> BetRecord: ...
+
+    def connect(self, player: PlayerHandle) -> None: ...
+
+    def disconnect(self, player: PlayerHandle) -> None: ...
 
     def statistics(self, table_id: str) -> list[dict]: ...
 

@@ -5,6 +5,7 @@ re-sending cannot apply a bet twice, every exchange recorded and every answer va
 the contract.
 """
 
+import copy
 import json
 import os
 import time
@@ -19,7 +20,14 @@ from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from livecert.adapters.errors import CredentialsError, Refused, TargetError
 from livecert.adapters.evidence import Exchange, ExchangeRecorder, clip
-from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
+from livecert.adapters.model import (
+    BetRecord,
+    BetView,
+    PlayerHandle,
+    RecordRound,
+    RoundView,
+    TargetInfo,
+)
 from livecert.contract import Contract, load_contract
 from livecert.rules.money import MoneyError, parse_money
 
@@ -74,6 +82,7 @@ class HttpAdapter:
         self.contract = contract or load_contract()
         self.recorder = recorder or ExchangeRecorder()
         self._session = requests.Session()
+        self._forced_token: str | None = None
         self._session.mount("http://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
         self._session.mount("https://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
         # Read proxy and CA settings from the environment once, not on every request (requests
@@ -101,11 +110,15 @@ class HttpAdapter:
         params: dict[str, str] | None = None,
         idempotency_key: str | None = None,
         resend_safe: bool = True,
+        raw: str | None = None,
+        content_type: str = "application/json",
     ) -> Any:
         """Send one request; answer the parsed JSON body of a 2xx, raise Refused on a 4xx."""
         url = self.base_url + path
         headers: dict[str, str] = {}
         token = token if token is not None else self._tokens.get(role)
+        if self._forced_token is not None:
+            token = self._forced_token
         if token:
             headers["Authorization"] = f"Bearer {token}"
         if idempotency_key:
@@ -114,6 +127,9 @@ class HttpAdapter:
         if body is not None:
             data = json.dumps(body, separators=(",", ":"))
             headers["Content-Type"] = "application/json"
+        if raw is not None:
+            data = raw
+            headers["Content-Type"] = content_type
         full_url = url if not params else requests.Request("GET", url, params=params).prepare().url
         attempt = 0
         while True:
@@ -187,6 +203,17 @@ class HttpAdapter:
 
     def close(self) -> None:
         self._session.close()
+
+    def as_role(self, role: str) -> "HttpAdapter":
+        """This adapter sending the `role`'s own credential (operator or dealer) for every call."""
+        return self.with_credential(self._tokens[role])
+
+    def with_credential(self, token: str) -> "HttpAdapter":
+        """This adapter (same session, same evidence) sending `token` for every role; "" sends
+        no credential at all. For access-control checks: who may do what."""
+        clone = copy.copy(self)
+        clone._forced_token = token
+        return clone
 
     # -- converting answers ----------------------------------------------------------------------
 
@@ -350,10 +377,19 @@ class HttpAdapter:
         self,
         player: PlayerHandle,
         round_id: str,
-        bets: Sequence[tuple[str, Decimal]],
+        bets: Sequence[tuple[str, Decimal | str]],
         idempotency_key: str | None = None,
     ) -> list[BetView]:
-        body = {"bets": [{"selection": code, "stake": format(stake, "f")} for code, stake in bets]}
+        """Place a slip; a stake given as text is sent as written (to test refusals)."""
+        body = {
+            "bets": [
+                {
+                    "selection": code,
+                    "stake": stake if isinstance(stake, str) else format(stake, "f"),
+                }
+                for code, stake in bets
+            ]
+        }
         raw = self._call(
             f"place {len(bets)} bet(s)",
             "POST",
@@ -362,6 +398,22 @@ class HttpAdapter:
             token=player.token,
             body=body,
             idempotency_key=idempotency_key or f"livecert-{uuid.uuid4()}",
+        )
+        return [self._bet(b) for b in raw["bets"]]
+
+    def send_raw_slip(
+        self, player: PlayerHandle, round_id: str, text: str, content_type: str
+    ) -> list[BetView]:
+        """Send a bet slip exactly as given (malformed JSON, another content type, ...)."""
+        raw = self._call(
+            "place a raw bet slip",
+            "POST",
+            f"/v1/rounds/{round_id}/bets",
+            role="player",
+            token=player.token,
+            raw=text,
+            content_type=content_type,
+            idempotency_key=f"livecert-{uuid.uuid4()}",
         )
         return [self._bet(b) for b in raw["bets"]]
 
@@ -385,7 +437,7 @@ class HttpAdapter:
             resend_safe=False,
         )
 
-    def bet_record(self, player: PlayerHandle, round_id: str | None = None) -> list[BetView]:
+    def bet_record(self, player: PlayerHandle, round_id: str | None = None) -> BetRecord:
         raw = self._call(
             "read the bet record",
             "GET",
@@ -394,7 +446,34 @@ class HttpAdapter:
             token=player.token,
             params={"round_id": round_id} if round_id else None,
         )
-        return [self._bet(b) for b in raw["bets"]]
+        rounds = tuple(
+            RecordRound(
+                round_id=r["round_id"],
+                game=r["game"],
+                state=r["state"],
+                result=r.get("result"),
+                staked=_money(r["staked"], "record.staked"),
+                returned=_optional_money(r.get("returned"), "record.returned"),
+                balance_before=_money(r["balance_before"], "record.balance_before"),
+                balance_after=_optional_money(r.get("balance_after"), "record.balance_after"),
+            )
+            for r in raw["rounds"]
+        )
+        return BetRecord(raw["player_id"], tuple(self._bet(b) for b in raw["bets"]), rounds)
+
+    def connect(self, player: PlayerHandle) -> None:
+        self._call(
+            "reconnect the player", "POST", "/v1/player/connect", role="player", token=player.token
+        )
+
+    def disconnect(self, player: PlayerHandle) -> None:
+        self._call(
+            "disconnect the player",
+            "POST",
+            "/v1/player/disconnect",
+            role="player",
+            token=player.token,
+        )
 
     def statistics(self, table_id: str) -> list[dict]:
         raw = self._call(

@@ -59,3 +59,29 @@ class RoundView:
             if bet.bet_id == bet_id:
                 return bet
         raise KeyError(f"bet_id={bet_id!r} is not in round {self.round_id}")
+
+
+@dataclass(frozen=True)
+class RecordRound:
+    """One round of a player's bet record: what was at stake and the balance around it."""
+
+    round_id: str
+    game: str
+    state: str
+    result: dict | None
+    staked: Decimal
+    returned: Decimal | None
+    balance_before: Decimal
+    balance_after: Decimal | None
+
+
+@dataclass(frozen=True)
+class BetRecord:
+    """A player's bet record (TBL-DISC-03, REG-RECALL-01)."""
+
+    player_id: str
+    bets: tuple[BetView, ...]
+    rounds: tuple[RecordRound, ...]
+
+    def round(self, round_id: str) -> RecordRound | None:
+        return next((r for r in self.rounds if r.round_id == round_id), None)

@@ -25,7 +25,7 @@ OUTCOMES_PER_GAME = {"sicbo": 216, "xocdia": 16}
 
 
 def _clause_statuses(
-    scenarios: list[dict], in_scope: list[str], sections: tuple[str, ...]
+    scenarios: list[dict], in_scope: list[str], sections: tuple[str, ...], unselected: set[str]
 ) -> dict[str, dict[str, Any]]:
     catalogue = load_catalogue()
     tally: dict[str, dict[str, Any]] = defaultdict(
@@ -39,6 +39,8 @@ def _clause_statuses(
                 entry["passed"] += 1
             elif s["outcome"] == "failed":
                 attributed = s.get("failed_clauses")
+                if attributed is not None and not set(attributed) & set(s["clauses"]):
+                    attributed = None  # evidence against none of its tags: never lose a failure
                 if attributed is None or clause in attributed:
                     entry["failed"].append(s["name"])
                 else:
@@ -68,6 +70,8 @@ def _clause_statuses(
             row["status"] = "not-tested"
             if clause_id in NOT_CERTIFIABLE:
                 row["reason"] = NOT_CERTIFIABLE[clause_id]
+            elif clause_id in unselected:
+                row["reason"] = "not selected for this run (--clauses)"
             elif clause_id not in in_scope:
                 row["reason"] = OUT_OF_SCOPE_REASON
             elif entry and entry["errors"]:
@@ -134,9 +138,12 @@ def _sweep(records: list[dict], games: tuple[str, ...]) -> dict[str, Any]:
 
 
 def build_certificate(
-    records: list[dict], games: tuple[str, ...], run: dict[str, Any]
+    records: list[dict],
+    games: tuple[str, ...],
+    run: dict[str, Any],
+    selected: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """The certificate of one run, from its run record."""
+    """The certificate of one run, from its run record (of `selected` clauses only, if given)."""
     target = next((r for r in records if r["type"] == "target"), {})
     scenarios = [r for r in records if r["type"] == "scenario"]
     target_errors = [r["message"] for r in records if r["type"] == "target_error"]
@@ -146,7 +153,9 @@ def build_certificate(
         if s["outcome"] == "error" and not s.get("target_error")
     ]
     in_scope = clauses_in_scope(games)
-    statuses = _clause_statuses(scenarios, in_scope, sections_for(games))
+    unselected = {c for c in in_scope if selected and c not in selected}
+    in_scope = [c for c in in_scope if c not in unselected]
+    statuses = _clause_statuses(scenarios, in_scope, sections_for(games), unselected)
     failed = [c for c, row in statuses.items() if row["status"] == "failed"]
     untested = [
         c for c in in_scope if statuses.get(c, {}).get("status") != "passed" and c not in failed

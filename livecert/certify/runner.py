@@ -36,6 +36,7 @@ class CertifyOptions:
     report_dir: Path | None = None
     reference_faults: list[str] = field(default_factory=list)
     reference_rounding: str | None = None
+    clauses: tuple[str, ...] = ()
     quiet: bool = False
     pytest_args: list[str] = field(default_factory=list)
 
@@ -77,6 +78,8 @@ def point_latest(folder: Path) -> None:
 
 def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[str]:
     marker = " or ".join(options.games)
+    if options.clauses:
+        marker = f"({marker}) and ({' or '.join(options.clauses)})"
     command = [
         sys.executable,
         "-m",
@@ -140,7 +143,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
             "certificate": "certificate.json",
         },
     }
-    certificate = build_certificate(records, options.games, run)
+    certificate = build_certificate(records, options.games, run, options.clauses)
     (folder / "certificate.json").write_text(
         json.dumps(certificate, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )

@@ -99,10 +99,8 @@ class Contract:
         try:
             self._validator(ref)(body)
         except fastjsonschema.JsonSchemaValueException as error:
-            where = error.name.replace("data", "(the body)", 1)
-            raise ContractViolation(
-                op.operation_id, status, f"at {where}: {error.message}"
-            ) from None
+            detail = error.message.replace("data", "the body", 1)
+            raise ContractViolation(op.operation_id, status, detail) from None
 
 
 @cache

@@ -33,6 +33,8 @@ class EmbeddedServer:
 
     faults: tuple[str, ...] = ()
     rounding: str | None = None
+    db_path: Path | None = None  # keep the database elsewhere (to restart on it); else a temp dir
+    port: int | None = None
     startup_timeout: float = 30.0
     operator_token: str = field(default_factory=lambda: "op-" + secrets.token_hex(8))
     dealer_token: str = field(default_factory=lambda: "dl-" + secrets.token_hex(8))
@@ -42,8 +44,9 @@ class EmbeddedServer:
 
     def start(self) -> "EmbeddedServer":
         self._dir = tempfile.TemporaryDirectory(prefix="livecert-reference-")
-        port = free_port()
+        port = self.port or free_port()
         self.url = f"http://127.0.0.1:{port}"
+        database = self.db_path or Path(self._dir.name) / "reference.sqlite3"
         command = [
             sys.executable,
             "-m",
@@ -53,7 +56,7 @@ class EmbeddedServer:
             "--port",
             str(port),
             "--db",
-            str(Path(self._dir.name) / "reference.sqlite3"),
+            str(database),
             "--operator-token",
             self.operator_token,
             "--dealer-token",
@@ -89,6 +92,12 @@ class EmbeddedServer:
             f"the embedded reference server did not answer on {self.url} within "
             f"{self.startup_timeout:g} s"
         )
+
+    def kill(self) -> None:
+        """End the server at once (SIGKILL): an interrupted game, as after a crash."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=5)
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

@@ -6,13 +6,14 @@ contract's error codes; FastAPI's own errors (404, 405, validation) are mapped o
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -226,13 +227,24 @@ def create_app(config: Config | None = None) -> FastAPI:
         service.require(ident, "player")
         body = await read_json(request)
         key = request.headers.get("idempotency-key")
-        status, answer = service.place_bets(ident, round_id, body, key)
+        if "lost-update-under-concurrency" not in config.faults:
+            status, answer = service.place_bets(ident, round_id, body, key)
+            return ok(answer, status)
+        # FAULT lost-update-under-concurrency: the balance read in the slip's transaction is
+        # written back 5 ms later, outside it, so concurrent slips of one player overwrite
+        # each other's debit (the event loop serves the other request during the sleep).
+        deferred: list[tuple[str, int]] = []
+        status, answer = service.place_bets(ident, round_id, body, key, deferred)
+        if deferred:
+            await asyncio.sleep(0.005)
+            for pid, balance in deferred:
+                service.debit_later(pid, balance)
         return ok(answer, status)
 
     @app.delete("/v1/bets/{bet_id}")
-    async def withdraw(request: Request, bet_id: str) -> Response:
-        service.withdraw(who(request), bet_id)
-        return Response(status_code=500)  # unreachable: withdraw always raises
+    async def withdraw(request: Request, bet_id: str) -> JSONResponse:
+        # always refused (409 BET_FINAL) unless a withdrawal fault is seeded
+        return ok(service.withdraw(who(request), bet_id))
 
     @app.get("/v1/player")
     async def player(request: Request) -> JSONResponse:

@@ -165,7 +165,7 @@ _ENTRIES: tuple[Fault, ...] = (
     ),
     Fault(
         "bets-accepted-after-betting-closed",
-        ("XD-RND-01", "XD-RND-02", "XD-RND-03", "XD-RND-04"),
+        ("XD-RND-01", "XD-RND-02", "XD-RND-03", "XD-RND-04", "REG-COMMIT-01"),
         "a Xoc Dia round still takes bets in state closed (after betting, re-shakes, rearranging)",
     ),
     Fault(
@@ -177,6 +177,144 @@ _ENTRIES: tuple[Fault, ...] = (
         "declares-wrong-max-rtp-xocdia",
         ("XD-RTP-01", "REG-RTP-01"),
         '/v1/info declares max_rtp xocdia "99.00"',
+    ),
+    # -- the round's life, money, records and access (both games) -------------------------------
+    Fault(
+        "countdown-not-enforced",
+        ("SB-RND-01", "XD-RND-01", "REG-COMMIT-01"),
+        "bets are still accepted after the countdown ran out, until the dealer closes betting",
+    ),
+    Fault(
+        "sicbo-bets-after-close-accepted",
+        ("SB-RND-01", "SB-RND-05", "SB-RND-06", "REG-COMMIT-01"),
+        "a Sic Bo round takes bets in state closed (after close, during re-shakes)",
+    ),
+    Fault(
+        "bets-after-result-accepted",
+        ("SB-RND-01", "XD-RND-01", "REG-COMMIT-01"),
+        "a settled round (either game) accepts bets, which stay open",
+    ),
+    Fault(
+        "withdrawal-allowed",
+        ("SB-RND-04",),
+        "DELETE /v1/bets/{id} by its player while the round is betting cancels and refunds the bet",
+    ),
+    Fault(
+        "withdrawal-allowed-after-close",
+        ("SB-RND-04",),
+        "DELETE /v1/bets/{id} while the round is closed (after close, during a re-shake) "
+        "cancels and refunds the bet",
+    ),
+    Fault(
+        "sicbo-reshake-returns-bets",
+        ("SB-RND-05", "SB-RND-06"),
+        "a Sic Bo re-shake refunds the open bets (status void)",
+    ),
+    Fault("paused-round-takes-bets", ("TBL-MAL-01",), "a paused round accepts bets"),
+    Fault(
+        "paused-round-takes-result",
+        ("TBL-MAL-01",),
+        "a paused round accepts a result and settles",
+    ),
+    Fault(
+        "resume-voids-bets",
+        ("TBL-MAL-02",),
+        "resuming a paused round refunds its open bets (status void); the round goes on empty",
+    ),
+    Fault(
+        "cancel-refunds-nothing",
+        ("TBL-MAL-03",),
+        'the dealer\'s cancel marks bets cancelled but credits nothing (returned "0.00")',
+    ),
+    Fault(
+        "cancel-refunds-twice",
+        ("TBL-MAL-03", "REG-MONEY-01"),
+        "the dealer's cancel credits every stake twice (returned shows the stake once)",
+    ),
+    Fault(
+        "disconnect-voids-bets",
+        ("TBL-DISC-02", "TBL-DISC-01"),
+        "POST /v1/player/disconnect refunds the player's open bets (status void)",
+    ),
+    Fault(
+        "disconnected-player-not-paid",
+        ("TBL-DISC-02",),
+        "at settlement, bets of a disconnected player are recorded as lost whatever the result",
+    ),
+    Fault(
+        "record-missing-stake",
+        ("TBL-DISC-03", "REG-RECALL-01"),
+        'the bet record shows every stake (and each round\'s staked) as "0.00"',
+    ),
+    Fault(
+        "record-shows-other-players",
+        ("TBL-DISC-03", "REG-RECALL-01", "REG-ACCESS-01"),
+        "the bet record also lists other players' bets",
+    ),
+    Fault(
+        "record-balance-after-wrong",
+        ("REG-RECALL-01",),
+        "the bet record's balance_after of a finished round is its balance_before",
+    ),
+    Fault(
+        "statistics-30-rounds",
+        ("SB-STAT-01",),
+        "the statistics chart holds 30 rounds instead of 50",
+    ),
+    Fault("statistics-oldest-first", ("SB-STAT-01",), "the statistics chart is oldest first"),
+    Fault(
+        "statistics-includes-cancelled",
+        ("SB-STAT-01",),
+        "cancelled and void rounds count towards the chart's 50 (49 results shown when one of "
+        "the last 50 rounds was cancelled)",
+    ),
+    Fault(
+        "idempotency-ignored",
+        ("REG-IDEMP-01", "REG-MONEY-01"),
+        "a re-sent slip with the same Idempotency-Key is applied again",
+    ),
+    Fault(
+        "player-can-deal",
+        ("REG-ACCESS-01",),
+        "a player token is accepted for dealer actions (open, close, result, pause, cancel, ...)",
+    ),
+    Fault(
+        "player-sees-others-bets",
+        ("REG-ACCESS-01",),
+        "GET /v1/rounds/{id} with a player token shows every player's bets",
+    ),
+    Fault("stake-zero-accepted", ("REG-INPUT-01",), 'a stake of "0.00" (or "0") is accepted'),
+    Fault(
+        "partial-slip-accepted",
+        ("REG-INPUT-01",),
+        "a slip with unknown selections or bad stakes among good bets places the good ones (201)",
+    ),
+    Fault(
+        "negative-balance-allowed",
+        ("REG-BAL-01", "REG-INPUT-01", "REG-MONEY-01"),
+        "a slip above the balance is accepted and the balance goes negative",
+    ),
+    Fault(
+        "lost-update-under-concurrency",
+        ("REG-MONEY-01",),
+        "a slip's debit is written 5 ms after the balance was read, outside the transaction, "
+        "so concurrent slips of one player lose debits",
+    ),
+    Fault(
+        "interrupted-round-lost",
+        ("REG-INTR-01",),
+        "on start-up on an existing database, unfinished rounds are deleted with their bets "
+        "(stakes not returned)",
+    ),
+    Fault(
+        "one-slip-per-round",
+        ("SB-RND-02",),
+        "a Sic Bo player's second slip in a round is refused (one bet slip per round)",
+    ),
+    Fault(
+        "winnings-not-credited",
+        ("SB-RND-03", "REG-MONEY-01"),
+        "a Sic Bo result settles the bets but credits no winnings to the balances",
     ),
 )
 

@@ -34,6 +34,7 @@ CONTRACT_VERSION = "1.0.0"
 CAPABILITIES = ["idempotency", "batch-bets", "pause", "statistics", "disconnect", "reshake"]
 MAX_SLIP = 200
 STATISTICS_DEPTH = 50
+FAULTY_STATISTICS_DEPTH = 30  # FAULT statistics-30-rounds
 FINISHED = frozenset({"settled", "cancelled", "void"})
 XOCDIA = "xocdia"
 EARLY_REVEAL = "the bowl was lifted before the betting period ended (XD-VOID-01)"
@@ -75,7 +76,7 @@ def _money(minor: int | None) -> str | None:
     return None if minor is None else format_amount(minor)
 
 
-def _bet_view(row: Row) -> Json:
+def _bet_view(row: Row, *, hide_stake: bool = False) -> Json:
     return {
         "bet_id": row["id"],
         "round_id": row["round_id"],
@@ -83,7 +84,7 @@ def _bet_view(row: Row) -> Json:
         "player_id": row["player_id"],
         "game": row["game"],
         "selection": row["selection"],
-        "stake": _money(row["stake"]),
+        "stake": _money(0 if hide_stake else row["stake"]),
         "placed_at": iso(row["placed_at"]),
         "status": row["status"],
         "outcome": row["outcome"],
@@ -131,6 +132,9 @@ class Service:
         self.store = store
         self.faults = config.faults
         self.now = config.clock
+        if "interrupted-round-lost" in self.faults:
+            with store.transaction():
+                store.delete_unfinished_rounds()  # FAULT interrupted-round-lost
 
     # -- identity ------------------------------------------------------------------------------
     def identify(self, token: str | None) -> Identity:
@@ -147,8 +151,9 @@ class Service:
             raise unauthorized("the bearer token is not known")
         return Identity("player", row["id"])
 
-    @staticmethod
-    def require(ident: Identity, role: str) -> None:
+    def require(self, ident: Identity, role: str) -> None:
+        if role == "dealer" and ident.role == "player" and "player-can-deal" in self.faults:
+            return  # FAULT player-can-deal
         if ident.role != role:
             raise forbidden(f"this action needs the {role} role; the token is a {ident.role}'s")
 
@@ -230,6 +235,8 @@ class Service:
         row = self._round(rid)
         game = GAMES[row["game"]]
         player_filter = ident.player_id if ident.role == "player" else None
+        if "player-sees-others-bets" in self.faults:
+            player_filter = None  # FAULT player-sees-others-bets
         bets = self.store.bets_of_round(rid, player_filter)
         events = []
         for event in self.store.events_of_round(rid):
@@ -264,7 +271,17 @@ class Service:
             if table is None:
                 raise not_found(f"no table {tid!r}")
             game = GAMES[table["game"]]
-            rows = self.store.settled_rounds(tid, STATISTICS_DEPTH)
+            depth = STATISTICS_DEPTH
+            if "statistics-30-rounds" in self.faults:
+                depth = FAULTY_STATISTICS_DEPTH  # FAULT statistics-30-rounds
+            if "statistics-includes-cancelled" in self.faults:
+                # FAULT statistics-includes-cancelled: cancelled and void rounds take chart places
+                finished = self.store.finished_rounds(tid, depth)
+                rows = [row for row in finished if row["state"] == "settled"]
+            else:
+                rows = self.store.settled_rounds(tid, depth)
+        if "statistics-oldest-first" in self.faults:
+            rows = list(reversed(rows))  # FAULT statistics-oldest-first
         results = [
             {
                 "round_id": row["id"],
@@ -333,6 +350,8 @@ class Service:
             self.store.insert_event(rid, "reshake", reason, note, now)
             if game.NAME == XOCDIA and "reshake-returns-bets" in self.faults:
                 self._refund_bets(rid, "void", now)  # FAULT reshake-returns-bets
+            if game.NAME != XOCDIA and "sicbo-reshake-returns-bets" in self.faults:
+                self._refund_bets(rid, "void", now)  # FAULT sicbo-reshake-returns-bets
             return self._round_view(rid, ident)
 
     def event(self, ident: Identity, rid: str, body: Any) -> Json:
@@ -408,6 +427,8 @@ class Service:
             else:
                 self.store.update_round(rid, state="closed", paused_from=None, remaining_ms=None)
             self.store.insert_event(rid, "resume", None, None, now)
+            if "resume-voids-bets" in self.faults:
+                self._refund_bets(rid, "void", now)  # FAULT resume-voids-bets
             return self._round_view(rid, ident)
 
     def refund_round(self, ident: Identity, rid: str, body: Any, status: str) -> Json:
@@ -416,11 +437,19 @@ class Service:
         reason = _reason(body)
         with self.store.transaction():
             _row, _state, now = self._unfinished(rid, status)
-            self._finish_refunded(rid, status, reason, now)
+            times = 1
+            if status == "cancelled" and "cancel-refunds-nothing" in self.faults:
+                times = 0  # FAULT cancel-refunds-nothing
+            if status == "cancelled" and "cancel-refunds-twice" in self.faults:
+                times = 2  # FAULT cancel-refunds-twice
+            self._finish_refunded(rid, status, reason, now, times=times)
             return self._round_view(rid, ident)
 
-    def _refund_bets(self, rid: str, status: str, now: int) -> None:
-        """Return the stake of every open bet of the round (outcome refund, win 0)."""
+    def _refund_bets(self, rid: str, status: str, now: int, times: int = 1) -> None:
+        """Return the stake of every open bet of the round (outcome refund, win 0).
+
+        `times` is 1 except under the cancel faults: 0 credits nothing, 2 credits every stake twice.
+        """
         keep = status == "void" and "void-keeps-stakes" in self.faults
         keep = keep and self._round(rid)["game"] == XOCDIA
         credits: dict[str, int] = defaultdict(int)
@@ -429,20 +458,36 @@ class Service:
             if keep:  # FAULT void-keeps-stakes
                 updates.append((status, "refund", 0, 0, now, bet["id"]))
                 continue
+            if times == 0:  # FAULT cancel-refunds-nothing
+                updates.append((status, "refund", 0, 0, now, bet["id"]))
+                continue
             updates.append((status, "refund", 0, bet["stake"], now, bet["id"]))
-            credits[bet["player_id"]] += bet["stake"]
+            credits[bet["player_id"]] += bet["stake"] * times  # times 2: FAULT cancel-refunds-twice
         self.store.finish_bets(updates)
         self.store.credit([(amount, pid) for pid, amount in credits.items()])
 
     def _finish_refunded(
-        self, rid: str, status: str, reason: str, now: int, result: str | None = None
+        self,
+        rid: str,
+        status: str,
+        reason: str,
+        now: int,
+        result: str | None = None,
+        times: int = 1,
     ) -> None:
         """Cancel or void the round: every open bet refunded, the state and reason recorded."""
-        self._refund_bets(rid, status, now)
+        self._refund_bets(rid, status, now, times)
         fields: dict[str, Any] = {"result": result} if result is not None else {}
         self.store.update_round(
-            rid, state=status, paused_from=None, remaining_ms=None, reason=reason, **fields
+            rid,
+            state=status,
+            paused_from=None,
+            remaining_ms=None,
+            reason=reason,
+            finished_at=now,
+            **fields,
         )
+        self.store.finish_records(rid)
         self.store.insert_event(
             rid, "cancel" if status == "cancelled" else "void", reason, None, now
         )
@@ -466,12 +511,21 @@ class Service:
                     )
                     return self._round_view(rid, ident)
                 state = "closed"
+            if state == "paused" and "paused-round-takes-result" in self.faults:
+                state = "closed"  # FAULT paused-round-takes-result
             if state != "closed":
                 raise round_state(f"round {rid} is {state}; a result needs betting closed")
             self._settle(rid, game, result, now)
             self.store.update_round(
-                rid, state="settled", result=json.dumps(list(result)), settled_at=now
+                rid,
+                state="settled",
+                result=json.dumps(list(result)),
+                settled_at=now,
+                finished_at=now,
+                paused_from=None,
+                remaining_ms=None,
             )
+            self.store.finish_records(rid)
             self.store.insert_event(rid, "result", None, None, now)
             return self._round_view(rid, ident)
 
@@ -494,9 +548,16 @@ class Service:
         declared = self.config.rounding
         credits: dict[str, int] = defaultdict(int)
         updates = []
+        unpaid: set[str] = set()
         for bet in self.store.open_bets(rid):
             selection, stake = bet["selection"], bet["stake"]
             outcome, odds = game.settle(selection, result, self.faults)
+            if "disconnected-player-not-paid" in self.faults:
+                pid = bet["player_id"]
+                if pid not in unpaid and not self.store.player(pid)["connected"]:
+                    unpaid.add(pid)
+                if pid in unpaid:
+                    outcome, odds = "lose", Fraction(0)  # FAULT disconnected-player-not-paid
             if outcome == "win":
                 mode = game.rounding_mode(selection, declared, self.faults)
                 win = round_minor(Fraction(stake) * odds, mode)
@@ -509,17 +570,32 @@ class Service:
                 win = returned = 0
             updates.append(("settled", outcome, win, returned, now, bet["id"]))
         self.store.finish_bets(updates)
+        if "winnings-not-credited" in self.faults and game is GAMES["sicbo"]:
+            return  # FAULT winnings-not-credited
         self.store.credit([(amount, pid) for pid, amount in credits.items()])
 
     # -- bets ----------------------------------------------------------------------------------
-    def place_bets(self, ident: Identity, rid: str, body: Any, key: str | None) -> tuple[int, Json]:
-        """Place a whole slip or nothing; answers (201, accepted) or (200, the replayed answer)."""
+    def place_bets(
+        self,
+        ident: Identity,
+        rid: str,
+        body: Any,
+        key: str | None,
+        deferred: list[tuple[str, int]] | None = None,
+    ) -> tuple[int, Json]:
+        """Place a whole slip or nothing; answers (201, accepted) or (200, the replayed answer).
+
+        `deferred` is used only by the lost-update fault: when given, the balance write is not
+        done here but appended as (player_id, new balance) for the caller to write later.
+        """
         self.require(ident, "player")
         pid = ident.player_id
         assert pid is not None
         slip = self._slip_shape(body)
         if key is not None and not 1 <= len(key) <= 128:
             raise validation("the Idempotency-Key header must be 1 to 128 characters")
+        if "idempotency-ignored" in self.faults:
+            key = None  # FAULT idempotency-ignored
         fingerprint = json.dumps({"round_id": rid, "bets": slip}, sort_keys=True)
         with self.store.transaction():
             if key is not None:
@@ -534,19 +610,19 @@ class Service:
                     return 200, json.loads(seen["response"])
             row = self._round(rid)
             game = GAMES[row["game"]]
-            stakes = self._validate_slip(slip, game)
+            slip, stakes = self._validate_slip(slip, game)
             now = self.now()
             state = self._state(row, now)
-            late = (
-                state == "closed"
-                and row["game"] == XOCDIA
-                and "bets-accepted-after-betting-closed" in self.faults
-            )  # FAULT bets-accepted-after-betting-closed
-            if state != "betting" and not late:
+            if state != "betting" and not self._late_bet_allowed(row, state):
                 raise round_state(f"round {rid} is {state}; bets are taken only while betting")
+            one_slip = "one-slip-per-round" in self.faults and row["game"] == "sicbo"
+            if one_slip and any(b["player_id"] == pid for b in self.store.open_bets(rid)):
+                # FAULT one-slip-per-round
+                raise round_state(f"player {pid} has already bet in round {rid}")
             player = self.store.player(pid)
             total = sum(stakes)
-            if total > player["balance"]:
+            overdraft = "negative-balance-allowed" in self.faults  # FAULT negative-balance-allowed
+            if total > player["balance"] and not overdraft:
                 raise ApiError(
                     409,
                     "INSUFFICIENT_FUNDS",
@@ -559,7 +635,11 @@ class Service:
                 for bet, stake in zip(slip, stakes, strict=True)
             ]
             self.store.insert_bets(rows)
-            self.store.set_balance(pid, balance)
+            self.store.start_record(pid, rid, player["balance"])
+            if deferred is not None and "lost-update-under-concurrency" in self.faults:
+                deferred.append((pid, balance))  # FAULT lost-update-under-concurrency
+            else:
+                self.store.set_balance(pid, balance)
             answer = {
                 "bets": [
                     {
@@ -585,6 +665,29 @@ class Service:
                 self.store.remember(pid, key, fingerprint, json.dumps(answer), now)
             return 201, answer
 
+    def _late_bet_allowed(self, row: Row, state: str) -> bool:
+        """Whether a seeded fault lets a round outside `betting` take a slip (never without one)."""
+        sicbo = row["game"] != XOCDIA
+        expired = state == "closed" and row["state"] == "betting"  # the countdown ran out
+        allowed = {
+            "bets-accepted-after-betting-closed": state == "closed" and not sicbo,  # FAULT
+            "sicbo-bets-after-close-accepted": state == "closed" and sicbo,  # FAULT
+            "countdown-not-enforced": expired,  # FAULT
+            "bets-after-result-accepted": state == "settled",  # FAULT
+            "paused-round-takes-bets": state == "paused",  # FAULT
+        }
+        # FAULT bets-accepted-after-betting-closed / sicbo-bets-after-close-accepted /
+        # countdown-not-enforced / bets-after-result-accepted / paused-round-takes-bets
+        return any(allowed[name] for name in allowed if name in self.faults)
+
+    def debit_later(self, pid: str, balance: int) -> None:
+        """Write a balance computed earlier, outside the slip's transaction.
+
+        Only the lost-update-under-concurrency fault calls this (after a short sleep), so a
+        concurrent slip of the same player that read the same balance overwrites this one.
+        """
+        self.store.debit_unlocked(pid, balance)  # FAULT lost-update-under-concurrency
+
     @staticmethod
     def _slip_shape(body: Any) -> list[Json]:
         """Check the slip's JSON shape (VALIDATION); codes and amounts are checked later."""
@@ -607,36 +710,64 @@ class Service:
             slip.append({"selection": bet["selection"], "stake": bet["stake"]})
         return slip
 
-    @staticmethod
-    def _validate_slip(slip: list[Json], game: Any) -> list[int]:
-        """Every selection known and every stake valid, or the first bad one refused."""
-        stakes = []
+    def _validate_slip(self, slip: list[Json], game: Any) -> tuple[list[Json], list[int]]:
+        """Every selection known and every stake valid, or the first bad one refused.
+
+        Answers the slip's bets and their stakes in minor units (the same bets, faults aside).
+        """
+        allow_zero = "stake-zero-accepted" in self.faults  # FAULT stake-zero-accepted
+        partial = "partial-slip-accepted" in self.faults
+        kept: list[Json] = []
+        stakes: list[int] = []
+        first_error: ApiError | None = None
         for index, bet in enumerate(slip):
+            error: ApiError | None = None
             if not game.is_selection(bet["selection"]):
-                raise ApiError(
+                error = ApiError(
                     422,
                     "UNKNOWN_SELECTION",
                     f"bets[{index}]: {bet['selection']!r} is not a {game.NAME} selection",
                     {"index": index, "selection": bet["selection"]},
                 )
-            try:
-                stakes.append(parse_amount(bet["stake"]))
-            except MoneyError as exc:
-                raise ApiError(
-                    422,
-                    "INVALID_STAKE",
-                    f"bets[{index}]: {exc}",
-                    {"index": index, "stake": bet["stake"]},
-                ) from None
-        return stakes
+            else:
+                try:
+                    stake = parse_amount(bet["stake"], allow_zero=allow_zero)
+                except MoneyError as exc:
+                    error = ApiError(
+                        422,
+                        "INVALID_STAKE",
+                        f"bets[{index}]: {exc}",
+                        {"index": index, "stake": bet["stake"]},
+                    )
+            if error is None:
+                kept.append(bet)
+                stakes.append(stake)
+                continue
+            if not partial:
+                raise error
+            first_error = first_error or error  # FAULT partial-slip-accepted: the bad bet dropped
+        if not kept and first_error is not None:
+            raise first_error
+        return kept, stakes
 
-    def withdraw(self, ident: Identity, bid: str) -> None:
-        """A bet is final (SB-RND-04): always refused."""
+    def withdraw(self, ident: Identity, bid: str) -> Json:
+        """A bet is final (SB-RND-04): always refused (seeded faults aside)."""
         self.require(ident, "player")
-        with self.store.reading():
+        with self.store.transaction():
             bet = self.store.bet(bid)
-        if bet is None or bet["player_id"] != ident.player_id:
-            raise not_found(f"no bet {bid!r} of this player")
+            if bet is None or bet["player_id"] != ident.player_id:
+                raise not_found(f"no bet {bid!r} of this player")
+            row = self._round(bet["round_id"])
+            now = self.now()
+            state = self._state(row, now)
+            allowed = (state == "betting" and "withdrawal-allowed" in self.faults) or (
+                state == "closed" and "withdrawal-allowed-after-close" in self.faults
+            )
+            if allowed and bet["status"] == "open":
+                # FAULT withdrawal-allowed / FAULT withdrawal-allowed-after-close
+                self.store.finish_bets([("cancelled", "refund", 0, bet["stake"], now, bid)])
+                self.store.credit([(bet["stake"], bet["player_id"])])
+                return _bet_view(self.store.bet(bid))
         raise ApiError(409, "BET_FINAL", "a placed bet cannot be withdrawn or cancelled")
 
     # -- player --------------------------------------------------------------------------------
@@ -649,10 +780,60 @@ class Service:
         self.require(ident, "player")
         with self.store.transaction():
             self.store.set_connected(ident.player_id, connected)
+            if not connected and "disconnect-voids-bets" in self.faults:
+                self._void_player_bets(ident.player_id)  # FAULT disconnect-voids-bets
             return _player_view(self.store.player(ident.player_id))
 
+    def _void_player_bets(self, pid: str) -> None:
+        """Refund every open bet of the player (status void); only disconnect-voids-bets."""
+        now = self.now()
+        bets = self.store.open_bets_of_player(pid)
+        self.store.finish_bets(
+            [("void", "refund", 0, bet["stake"], now, bet["id"]) for bet in bets]
+        )
+        self.store.credit([(sum(bet["stake"] for bet in bets), pid)])
+
     def bet_record(self, ident: Identity, round_id: str | None) -> Json:
+        """The player's bets and, per round they bet in, the round's record (REG-RECALL-01)."""
         self.require(ident, "player")
+        pid = ident.player_id
+        assert pid is not None
+        hide = "record-missing-stake" in self.faults  # FAULT record-missing-stake
         with self.store.reading():
-            rows = self.store.bets_of_player(ident.player_id, round_id)
-        return {"player_id": ident.player_id, "bets": [_bet_view(row) for row in rows]}
+            if "record-shows-other-players" in self.faults:
+                rows = self.store.all_bets(round_id)  # FAULT record-shows-other-players
+            else:
+                rows = self.store.bets_of_player(pid, round_id)
+            records = self.store.record_rounds(pid, round_id)
+        now = self.now()
+        rounds = []
+        for rec in records:
+            state = self._state(rec, now)
+            finished = state in FINISHED
+            result = None
+            if rec["result"] is not None:
+                game = GAMES[rec["game"]]
+                result = game.result_view(tuple(json.loads(rec["result"])), self.faults)
+            after = rec["balance_after"] if finished else None
+            if after is not None and "record-balance-after-wrong" in self.faults:
+                after = rec["balance_before"]  # FAULT record-balance-after-wrong
+            rounds.append(
+                {
+                    "round_id": rec["round_id"],
+                    "table_id": rec["table_id"],
+                    "game": rec["game"],
+                    "state": state,
+                    "opened_at": iso(rec["opened_at"]),
+                    "finished_at": iso(rec["finished_at"]) if finished else None,
+                    "result": result,
+                    "staked": _money(0 if hide else rec["staked"]),
+                    "returned": _money(rec["returned"]) if finished else None,
+                    "balance_before": _money(rec["balance_before"]),
+                    "balance_after": _money(after),
+                }
+            )
+        return {
+            "player_id": pid,
+            "bets": [_bet_view(row, hide_stake=hide) for row in rows],
+            "rounds": rounds,
+        }

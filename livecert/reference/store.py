@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS rounds (
     ends_at INTEGER NOT NULL,
     result TEXT,
     reason TEXT,
-    settled_at INTEGER
+    settled_at INTEGER,
+    finished_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS rounds_by_table ON rounds (table_id, state, settled_at);
 CREATE TABLE IF NOT EXISTS bets (
@@ -74,6 +75,15 @@ CREATE TABLE IF NOT EXISTS events (
     at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_by_round ON events (round_id);
+CREATE TABLE IF NOT EXISTS player_rounds (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    player_id TEXT NOT NULL,
+    round_id TEXT NOT NULL,
+    balance_before INTEGER NOT NULL,
+    balance_after INTEGER,
+    UNIQUE (player_id, round_id)
+);
+CREATE INDEX IF NOT EXISTS player_rounds_by_round ON player_rounds (round_id);
 CREATE TABLE IF NOT EXISTS idempotency_keys (
     player_id TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -104,6 +114,13 @@ class Store:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA foreign_keys=OFF")
         self._conn.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Add columns a database written by an older reference lacks."""
+        columns = {row["name"] for row in self._conn.execute("PRAGMA table_info(rounds)")}
+        if "finished_at" not in columns:
+            self._conn.execute("ALTER TABLE rounds ADD COLUMN finished_at INTEGER")
 
     def close(self) -> None:
         with self._lock:
@@ -147,6 +164,11 @@ class Store:
     def credit(self, credits: Iterable[tuple[int, str]]) -> None:
         self._conn.executemany("UPDATE players SET balance = balance + ? WHERE id = ?", credits)
 
+    def debit_unlocked(self, pid: str, balance: int) -> None:
+        """Write a balance outside any transaction (only the lost-update fault does this)."""
+        with self._lock:
+            self._conn.execute("UPDATE players SET balance = ? WHERE id = ?", (balance, pid))
+
     def set_connected(self, pid: str, connected: bool) -> None:
         self._conn.execute("UPDATE players SET connected = ? WHERE id = ?", (int(connected), pid))
 
@@ -188,6 +210,21 @@ class Store:
             (tid, limit),
         ).fetchall()
 
+    def finished_rounds(self, tid: str, limit: int) -> list[Row]:
+        """The newest finished rounds (settled, cancelled or void) of a table."""
+        return self._conn.execute(
+            "SELECT * FROM rounds WHERE table_id = ? AND state IN ('settled', 'cancelled', 'void')"
+            " ORDER BY finished_at DESC, seq DESC LIMIT ?",
+            (tid, limit),
+        ).fetchall()
+
+    def delete_unfinished_rounds(self) -> None:
+        """Drop every unfinished round with its bets and records (the interrupted-round fault)."""
+        unfinished = "SELECT id FROM rounds WHERE state IN ('betting', 'closed', 'paused')"
+        for table in ("bets", "events", "player_rounds"):
+            self._conn.execute(f"DELETE FROM {table} WHERE round_id IN ({unfinished})")
+        self._conn.execute(f"DELETE FROM rounds WHERE id IN ({unfinished})")
+
     # -- bets ----------------------------------------------------------------------------------
     def insert_bets(self, rows: list[tuple[Any, ...]]) -> None:
         """rows: (id, round_id, table_id, player_id, game, selection, stake, placed_at)."""
@@ -224,6 +261,21 @@ class Store:
             (pid, round_id),
         ).fetchall()
 
+    def all_bets(self, round_id: str | None = None) -> list[Row]:
+        """Every player's bets, newest first (only the record-shows-other-players fault)."""
+        if round_id is None:
+            return self._conn.execute("SELECT * FROM bets ORDER BY seq DESC").fetchall()
+        return self._conn.execute(
+            "SELECT * FROM bets WHERE round_id = ? ORDER BY seq DESC", (round_id,)
+        ).fetchall()
+
+    def open_bets_of_player(self, pid: str) -> list[Row]:
+        return self._conn.execute(
+            "SELECT id, round_id, player_id, stake FROM bets"
+            " WHERE player_id = ? AND status = 'open' ORDER BY seq",
+            (pid,),
+        ).fetchall()
+
     def bet(self, bid: str) -> Row | None:
         return self._conn.execute("SELECT * FROM bets WHERE id = ?", (bid,)).fetchone()
 
@@ -234,6 +286,42 @@ class Store:
             " WHERE id = ?",
             rows,
         )
+
+    # -- the player's record of rounds ---------------------------------------------------------
+    def start_record(self, pid: str, rid: str, balance_before: int) -> None:
+        """Note the balance before the player's first bet of the round (later slips keep it)."""
+        self._conn.execute(
+            "INSERT OR IGNORE INTO player_rounds (player_id, round_id, balance_before)"
+            " VALUES (?, ?, ?)",
+            (pid, rid, balance_before),
+        )
+
+    def finish_records(self, rid: str) -> None:
+        """Note every player's balance just after the round settled or was refunded."""
+        self._conn.execute(
+            "UPDATE player_rounds SET balance_after ="
+            " (SELECT balance FROM players WHERE players.id = player_rounds.player_id)"
+            " WHERE round_id = ?",
+            (rid,),
+        )
+
+    def record_rounds(self, pid: str, round_id: str | None = None) -> list[Row]:
+        """The player's rounds, newest first, with their stakes and returns summed."""
+        query = (
+            "SELECT r.id AS round_id, r.table_id, r.game, r.state, r.opened_at, r.ends_at,"
+            " r.result, r.finished_at, pr.balance_before, pr.balance_after,"
+            " (SELECT COALESCE(SUM(b.stake), 0) FROM bets b"
+            "   WHERE b.round_id = r.id AND b.player_id = pr.player_id) AS staked,"
+            " (SELECT COALESCE(SUM(b.returned), 0) FROM bets b"
+            "   WHERE b.round_id = r.id AND b.player_id = pr.player_id) AS returned"
+            " FROM player_rounds pr JOIN rounds r ON r.id = pr.round_id"
+            " WHERE pr.player_id = ?"
+        )
+        args: tuple[Any, ...] = (pid,)
+        if round_id is not None:
+            query += " AND pr.round_id = ?"
+            args = (pid, round_id)
+        return self._conn.execute(query + " ORDER BY r.seq DESC", args).fetchall()
 
     # -- events --------------------------------------------------------------------------------
     def insert_event(

@@ -1,0 +1,52 @@
+@sicbo
+Feature: Sic Bo: a player who disconnects
+  If a player disconnects during a round, the round continues until it completes; all confirmed
+  bets stay valid and are settled when the round ends, and the player can review them in the bet
+  record, with the balance before and after the round.
+
+  Rule: confirmed bets of a disconnected player settle and are paid
+
+    @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01
+    Scenario: The player disconnects after betting ends and reconnects after the result
+      Given a player with a balance of 1000.00
+      And the player bets 10.00 on Big
+      And the player bets 10.00 on Total 15
+      And betting has ended
+      When the player disconnects
+      Then the player's bets are still open
+      When the dealer enters 4 5 6
+      And the player reconnects
+      Then the Big bet wins 10.00
+      And the Total 15 bet wins 180.00
+      And the player's balance is 1190.00
+      And the bet record shows each bet with its outcome and payout
+
+    @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01
+    Scenario: The player disconnects while betting is still open
+      Given a player with a balance of 1000.00
+      And the player bets 10.00 on Big
+      And the player bets 10.00 on Total 15
+      When the player disconnects
+      Then the player's bets are still open
+      When betting ends
+      And the dealer enters 4 5 6
+      And the player reconnects
+      Then the Big bet wins 10.00
+      And the Total 15 bet wins 180.00
+      And the player's balance is 1190.00
+      And the bet record shows each bet with its outcome and payout
+
+  Rule: a disconnected player's bets are refunded when the round is cancelled
+
+    @TBL-DISC-02 @TBL-MAL-03
+    Scenario: The player disconnects and the round is then cancelled
+      Given player A has a balance of 1000.00
+      And player A bets 10.00 on Big
+      And player A bets 10.00 on Total 15
+      When player A disconnects
+      Then player A's bets are still open
+      When the dealer cancels the round
+      And player A reconnects
+      Then the round is cancelled
+      And every bet of every player is returned and nothing is paid
+      And the bet record shows each bet of the round as cancelled

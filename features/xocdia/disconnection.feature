@@ -1,0 +1,52 @@
+@xocdia
+Feature: Xoc Dia: a player who disconnects
+  If a player disconnects during a round, the round continues until it completes; all confirmed
+  bets stay valid and are settled when the round ends, and the player can review them in the bet
+  record, with the balance before and after the round.
+
+  Rule: confirmed bets of a disconnected player settle and are paid
+
+    @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01
+    Scenario: The player disconnects after betting ends and reconnects after the result
+      Given a player with a balance of 1000.00
+      And the player bets 10.00 on Big
+      And the player bets 10.00 on One white three red
+      And betting has ended
+      When the player disconnects
+      Then the player's bets are still open
+      When the dealer lifts the bowl showing w r r r
+      And the player reconnects
+      Then the Big bet wins 9.60
+      And the One white three red bet wins 28.00
+      And the player's balance is 1037.60
+      And the bet record shows each bet with its outcome and payout
+
+    @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01
+    Scenario: The player disconnects while betting is still open
+      Given a player with a balance of 1000.00
+      And the player bets 10.00 on Big
+      And the player bets 10.00 on One white three red
+      When the player disconnects
+      Then the player's bets are still open
+      When betting ends
+      And the dealer lifts the bowl showing w r r r
+      And the player reconnects
+      Then the Big bet wins 9.60
+      And the One white three red bet wins 28.00
+      And the player's balance is 1037.60
+      And the bet record shows each bet with its outcome and payout
+
+  Rule: a disconnected player's bets are refunded when the round is cancelled
+
+    @TBL-DISC-02 @TBL-MAL-03
+    Scenario: The player disconnects and the round is then cancelled
+      Given player A has a balance of 1000.00
+      And player A bets 10.00 on Big
+      And player A bets 10.00 on One white three red
+      When player A disconnects
+      Then player A's bets are still open
+      When the dealer cancels the round
+      And player A reconnects
+      Then the round is cancelled
+      And every bet of every player is returned and nothing is paid
+      And the bet record shows each bet of the round as cancelled

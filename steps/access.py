@@ -1,0 +1,110 @@
+"""Access control: who may do what (REG-ACCESS-01).
+
+Each cell of the matrix acts with one credential (the operator's, the dealer's, the player's,
+another player's, none, or a forged one) through the same adapter and evidence recorder, and
+checks that only the allowed cells succeed.
+"""
+
+import secrets
+from collections.abc import Callable
+from decimal import Decimal
+
+from pytest_bdd import given, parsers, then, when
+
+from fixtures.scene import Scene
+from livecert.adapters import HttpAdapter, PlayerHandle, Refused
+from livecert.harness.findings import ClauseFailure
+from livecert.harness.vocabulary import paytable
+from steps.rounds import DEFAULT_RESULT, GAMES
+
+ACCESS = "REG-ACCESS-01"
+ACTIONS = (
+    "create a test player",
+    "create a table",
+    "open a round",
+    "close betting",
+    "enter the result",
+    "pause the round",
+    "cancel the round",
+    "bet on the round",
+    "read a balance",
+    "see the player's bets in the round",
+)
+WHO = (
+    "the operator",
+    "the dealer",
+    "the player",
+    "another player",
+    "someone with no credentials",
+    "someone with a forged token",
+)
+
+
+@given(parsers.re(r"a (?P<name>Sic Bo|Xoc Dia) round is open at a new table with a player's bet"))
+def round_with_a_bet(scene: Scene, name: str) -> None:
+    scene.game = GAMES[name]
+    scene.own_table = scene.adapter.create_table(scene.game)
+    scene.place(paytable(scene.game).selections[0].label, Decimal("10.00"))
+
+
+def _acting(scene: Scene, who: str) -> tuple[HttpAdapter, PlayerHandle]:
+    """The adapter acting as `who`, and the player handle it bets and reads with."""
+    adapter = scene.adapter
+    if who in ("the operator", "the dealer"):
+        return adapter.as_role(who.split()[1]), scene.player()
+    if who == "the player":
+        handle = scene.player()
+    elif who == "another player":
+        handle = scene.player("other", Decimal("100.00"))
+    else:
+        token = "" if who == "someone with no credentials" else "forged-" + secrets.token_hex(12)
+        return adapter.with_credential(token), scene.player()
+    return adapter.with_credential(handle.token), handle
+
+
+def _actions(scene: Scene) -> dict[str, Callable[[HttpAdapter, PlayerHandle], object]]:
+    game, round_id = scene.game, scene.round.round_id
+    code = paytable(game).selections[0].code
+
+    def enter_result(a: HttpAdapter, _: PlayerHandle) -> object:
+        scene.close_betting()
+        return a.enter_result(round_id, DEFAULT_RESULT[game])
+
+    def see_bets(a: HttpAdapter, handle: PlayerHandle) -> object:
+        seen = {b.bet_id for b in a.get_round(round_id, handle).bets}
+        if scene.bets[0].view.bet_id not in seen:
+            raise Refused("see the player's bets", 200, "HIDDEN", "the player's bet is not shown")
+        return seen
+
+    return {
+        "create a test player": lambda a, _: a.create_player(Decimal("10.00")),
+        "create a table": lambda a, _: a.create_table(game),
+        "open a round": lambda a, _: a.open_round(scene.adapter.create_table(game)),
+        "close betting": lambda a, _: a.close_betting(round_id),
+        "enter the result": enter_result,
+        "pause the round": lambda a, _: a.dealer_action(round_id, "pause", "access check"),
+        "cancel the round": lambda a, _: a.dealer_action(round_id, "cancel", "access check"),
+        "bet on the round": lambda a, h: a.place_bets(h, round_id, [(code, Decimal("1.00"))]),
+        "read a balance": lambda a, h: a.balance(h),
+        "see the player's bets in the round": see_bets,
+    }
+
+
+@when(parsers.re(rf"(?P<who>{'|'.join(WHO)}) tries to (?P<action>{'|'.join(ACTIONS)})"))
+def someone_tries(scene: Scene, who: str, action: str) -> None:
+    adapter, handle = _acting(scene, who)
+    actions = _actions(scene)
+    scene.refusal = None
+    try:
+        actions[action](adapter, handle)
+        scene.access_outcome = "allowed"
+    except Refused as refused:
+        scene.refusal = refused
+        scene.access_outcome = "refused"
+
+
+@then(parsers.re(r"it is (?P<verdict>allowed|refused)"))
+def access_verdict(scene: Scene, verdict: str) -> None:
+    if scene.access_outcome != verdict:
+        detail = f" ({scene.refusal})" if scene.refusal else ""
+        raise ClauseFailure(f"it was {scene.access_outcome}, expected {verdict}{detail}", [ACCESS])

@@ -1,0 +1,170 @@
+"""Bad input: every malformed or invalid request is refused with a reason and moves nothing
+(REG-INPUT-01), and no bet takes a balance below zero (REG-BAL-01).
+
+The raw values (an unknown code, a stake of "abc") come from the feature as the player would type
+them; the steps send them unchanged and check the refusal, the balance and the bets on the round.
+"""
+
+import json
+from decimal import Decimal
+
+import pytest
+from pytest_bdd import given, parsers, then, when
+
+from fixtures.scene import Scene
+from livecert.adapters import Refused
+from livecert.harness.findings import ClauseFailure
+from livecert.harness.vocabulary import selection_code
+from steps.rounds import DEFAULT_RESULT, _clauses
+
+QUOTED = r'"(?P<{name}>[^"]*)"'
+
+
+@given(
+    parsers.re(r"the player holds a bet of (?P<stake>\d+\.\d+) on (?P<label>.+) in an open round")
+)
+def holds_a_bet(scene: Scene, stake: str, label: str) -> None:
+    scene.place(label, Decimal(stake))
+
+
+def _attempt(scene: Scene, send) -> None:
+    """Note the balance and the bets, send, and keep the refusal (or its absence)."""
+    handle = scene.player()
+    scene.balance_before_attempt = scene.adapter.balance(handle)
+    scene.bets_before_attempt = len(
+        scene.adapter.get_round(scene.open_round().round_id, handle).bets
+    )
+    scene.refusal = None
+    try:
+        send(handle, scene.open_round().round_id)
+    except Refused as refused:
+        scene.refusal = refused
+
+
+@when(
+    parsers.re(
+        r"the player tries to bet (?P<stake>\d+\.\d+) on the selection "
+        + QUOTED.format(name="code")
+    )
+)
+def bet_on_raw_code(scene: Scene, stake: str, code: str) -> None:
+    _attempt(scene, lambda h, r: scene.adapter.place_bets(h, r, [(code, Decimal(stake))]))
+
+
+@when(
+    parsers.re(
+        r"the player tries to bet a stake of " + QUOTED.format(name="stake") + r" on (?P<label>.+)"
+    )
+)
+def bet_raw_stake(scene: Scene, stake: str, label: str) -> None:
+    code = selection_code(label, scene.game)
+    _attempt(scene, lambda h, r: scene.adapter.place_bets(h, r, [(code, stake)]))
+
+
+@when(
+    parsers.re(
+        r"the player tries a slip of 10\.00 on (?P<label>.+) and "
+        + QUOTED.format(name="stake")
+        + r" on the selection "
+        + QUOTED.format(name="code")
+    )
+)
+def mixed_slip(scene: Scene, label: str, stake: str, code: str) -> None:
+    good = selection_code(label, scene.game)
+    _attempt(
+        scene,
+        lambda h, r: scene.adapter.place_bets(
+            h, r, [(good, Decimal("10.00")), (code, stake), (good, Decimal("1.00"))]
+        ),
+    )
+
+
+@when("the player's device sends an empty bet slip")
+def empty_slip(scene: Scene) -> None:
+    _attempt(scene, lambda h, r: scene.adapter.place_bets(h, r, []))
+
+
+@when("the player's device sends a garbled bet slip")
+def garbled_slip(scene: Scene) -> None:
+    _attempt(
+        scene,
+        lambda h, r: scene.adapter.send_raw_slip(
+            h, r, '{"bets": [{"selection": "BIG", "stake": "1.00"}', "application/json"
+        ),
+    )
+
+
+@when("the player's device sends the bet slip as plain text")
+def plain_text_slip(scene: Scene) -> None:
+    body = json.dumps({"bets": [{"selection": "BIG", "stake": "1.00"}]})
+    _attempt(scene, lambda h, r: scene.adapter.send_raw_slip(h, r, body, "text/plain"))
+
+
+@when("the player's device sends a stake as a number instead of text")
+def number_stake(scene: Scene) -> None:
+    body = json.dumps({"bets": [{"selection": "BIG", "stake": 1.5}]})
+    _attempt(scene, lambda h, r: scene.adapter.send_raw_slip(h, r, body, "application/json"))
+
+
+@when("the dealer enters the result a second time")
+def result_twice(scene: Scene) -> None:
+    outcome = DEFAULT_RESULT[scene.game]
+    scene.enter_result(outcome)
+    _attempt(scene, lambda h, r: scene.adapter.enter_result(r, outcome))
+
+
+@when(
+    parsers.re(
+        r"the dealer tries to (?P<action>close betting on|pause|cancel|enter a result on) a round "
+        r"that does not exist"
+    )
+)
+def action_on_unknown_round(scene: Scene, action: str) -> None:
+    adapter = scene.adapter
+
+    def send(_handle, _round_id):
+        ghost = "no-such-round"
+        if action == "close betting on":
+            return adapter.close_betting(ghost)
+        if action == "enter a result on":
+            return adapter.enter_result(ghost, DEFAULT_RESULT[scene.game])
+        return adapter.dealer_action(ghost, action, "bad input check")
+
+    _attempt(scene, send)
+
+
+@when(
+    parsers.re(r"the dealer tries to (?P<action>pause|cancel|close betting on) the finished round")
+)
+def action_on_finished_round(scene: Scene, action: str) -> None:
+    scene.enter_result(DEFAULT_RESULT[scene.game])
+    adapter = scene.adapter
+
+    def send(_handle, round_id):
+        if action == "close betting on":
+            return adapter.close_betting(round_id)
+        return adapter.dealer_action(round_id, action, "bad input check")
+
+    _attempt(scene, send)
+
+
+@then("it is refused with a reason and nothing moves")
+def refused_and_nothing_moves(scene: Scene, request: pytest.FixtureRequest) -> None:
+    handle = scene.player()
+    balance = scene.adapter.balance(handle)
+    bets = len(scene.adapter.get_round(scene.round.round_id, handle).bets)
+    problems = []
+    if scene.refusal is None:
+        problems.append("the target accepted it")
+    elif not scene.refusal.message or scene.refusal.code in ("", "None"):
+        problems.append(f"the refusal gives no reason: {scene.refusal}")
+    if balance != scene.balance_before_attempt:
+        problems.append(f"the balance moved from {scene.balance_before_attempt} to {balance}")
+    if balance < 0:
+        problems.append(f"the balance is below zero: {balance}")
+    if bets != scene.bets_before_attempt:
+        problems.append(
+            f"the player's bets on the round went from {scene.bets_before_attempt} to {bets}"
+        )
+    if problems:
+        raise ClauseFailure("; ".join(problems), _clauses(request))

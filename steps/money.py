@@ -1,0 +1,170 @@
+"""Money integrity under load (REG-MONEY-01): many players, many slips at the same moment.
+
+Every balance must end at its start minus its stakes plus what the oracle says its bets return;
+nothing may be lost to a race between two slips of the same player.
+"""
+
+import os
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+
+import allure
+from pytest_bdd import given, parsers, then, when
+
+from fixtures.scene import PlacedBet, Scene
+from livecert.adapters import Refused
+from livecert.harness.findings import ClauseFailure
+from livecert.harness.money_machine import MachineWorld, MoneyBroken, run_money_machine
+from livecert.harness.vocabulary import paytable, selection_code
+from livecert.rules import expected_settlement
+from steps.rounds import GAMES
+
+MONEY = "REG-MONEY-01"
+
+
+@given(
+    parsers.re(
+        r"(?P<count>\d+) players with a balance of (?P<amount>\d+\.\d+) each at a new "
+        r"(?P<name>Sic Bo|Xoc Dia) table"
+    )
+)
+def many_players(scene: Scene, count: str, amount: str, name: str) -> None:
+    scene.game = GAMES[name]
+    scene.own_table = scene.adapter.create_table(scene.game)
+    for index in range(int(count)):
+        scene.player(f"P{index + 1}", Decimal(amount))
+    scene.open_round()
+
+
+@when(
+    parsers.re(
+        r"each player sends (?P<slips>\d+) slips of (?P<stake>\d+\.\d+) on (?P<label>.+) at the "
+        r"same moment"
+    )
+)
+def slips_at_once(scene: Scene, slips: str, stake: str, label: str) -> None:
+    code, amount = selection_code(label, scene.game), Decimal(stake)
+    round_id = scene.round.round_id
+    lock, go = threading.Lock(), threading.Event()
+    refusals: list[str] = []
+
+    def send(name: str) -> None:
+        go.wait(timeout=10)  # released together, so the slips really race
+        try:
+            [view] = scene.adapter.place_bets(scene.players[name], round_id, [(code, amount)])
+        except Refused as refused:
+            with lock:
+                refusals.append(f"{name}: {refused}")
+            return
+        with lock:
+            scene.bets.append(PlacedBet(label, code, amount, name, view))
+
+    jobs = [name for name in scene.players for _ in range(int(slips))]
+    with ThreadPoolExecutor(max_workers=32) as pool:
+        futures = [pool.submit(send, name) for name in jobs]
+        go.set()
+        for future in futures:
+            future.result()
+    scene.refusals = refusals
+
+
+@then("every accepted bet is settled")
+def every_accepted_bet_settled(scene: Scene) -> None:
+    view = scene.refresh_round()
+    by_id = {b.bet_id: b for b in view.bets}
+    unsettled = [
+        p.view.bet_id
+        for p in scene.bets
+        if by_id.get(p.view.bet_id) is None or by_id[p.view.bet_id].status != "settled"
+    ]
+    if unsettled:
+        raise ClauseFailure(
+            f"{len(unsettled)} accepted bets are not settled: {unsettled[:5]}", [MONEY]
+        )
+
+
+@then("every balance is its start minus its stakes plus its returns")
+def balances_conserved(scene: Scene) -> None:
+    info, table = scene.target.info, paytable(scene.game)
+    problems, house = [], Decimal(0)
+    for name, handle in scene.players.items():
+        mine = [b for b in scene.bets if b.player == name]
+        returns = sum(
+            (
+                expected_settlement(
+                    table, b.code, scene.outcome, b.stake, info.minor_unit, info.rounding
+                ).returned
+                for b in mine
+            ),
+            Decimal(0),
+        )
+        staked = sum((b.stake for b in mine), Decimal(0))
+        house += staked - returns
+        expected = scene.starting_balances[name] - staked + returns
+        actual = scene.adapter.balance(handle)
+        if actual != expected:
+            problems.append(f"{name}: {actual}, expected {expected} ({len(mine)} bets)")
+    if problems:
+        raise ClauseFailure(
+            f"money is not conserved (house take {house}): " + "; ".join(problems[:10]), [MONEY]
+        )
+
+
+# -- the randomised money machine -----------------------------------------------------------------
+
+CI_SEED = 20261129
+
+
+@when(
+    parsers.re(
+        r"three players and the dealer play (?P<examples>\d+) random sessions of up to "
+        r"(?P<steps>\d+) steps at a new (?P<name>Sic Bo|Xoc Dia) table"
+    )
+)
+def money_machine(scene: Scene, examples: str, steps: str, name: str, facts) -> None:
+    scene.game = GAMES[name]
+    world = MachineWorld(
+        scene.adapter, scene.target.info, scene.game, scene.adapter.create_table(scene.game)
+    )
+    chosen = os.environ.get("LIVECERT_MONEY_SEED")
+    seed_value = (
+        int(chosen) if chosen else (CI_SEED if os.environ.get("CI") else random.randrange(2**32))
+    )
+    replay = (
+        f"LIVECERT_MONEY_SEED={seed_value} pytest features -k "
+        f"'random_sessions and {name.split()[0]}'"
+    )
+    print(f"money machine seed {seed_value}; replay with: {replay}")
+    allure.dynamic.parameter("seed", seed_value)
+    try:
+        run_money_machine(world, seed_value, int(examples), int(steps))
+        scene.machine_failure = None
+    except (MoneyBroken, AssertionError) as broken:
+        scene.machine_failure = f"{broken} (seed {seed_value}; replay with: {replay})"
+    finally:
+        allure.attach(
+            "\n".join(world.steps[-400:]),
+            name=f"machine steps (seed {seed_value})",
+            attachment_type=allure.attachment_type.TEXT,
+        )
+        facts.write(
+            "money_machine",
+            game=scene.game,
+            seed=seed_value,
+            rounds=world.rounds,
+            bets=world.bets,
+            steps=len(world.steps),
+            failure=scene.machine_failure,
+        )
+
+
+@then("after every step each balance was its start minus its stakes plus its returns")
+def machine_kept_money(scene: Scene) -> None:
+    if scene.machine_failure:
+        over = ("below zero", "was taken with a balance of")
+        clauses = (
+            [MONEY, "REG-BAL-01"] if any(o in scene.machine_failure for o in over) else [MONEY]
+        )
+        raise ClauseFailure(scene.machine_failure, clauses)
