@@ -16,7 +16,7 @@ from fixtures.scene import Scene
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.settlement_check import SETTLE_DUTY
 from livecert.harness.vocabulary import paytable
-from livecert.rules import expected_settlement, round_to_minor
+from livecert.rules import round_to_minor
 
 AMOUNT = r"(?P<amount>\d+\.\d+)"
 
@@ -79,14 +79,7 @@ def _check_settlement(
     placed = scene.bet(label, player)
     assert scene.outcome is not None, "no result was entered in this scenario"
     info = scene.target.info
-    oracle = expected_settlement(
-        paytable(scene.game),
-        placed.code,
-        scene.outcome,
-        placed.stake,
-        info.minor_unit,
-        info.rounding,
-    )
+    oracle = scene.expected(placed)
     if (oracle.outcome, oracle.win) != (outcome, win):
         raise FeatureOracleDisagreement(
             f"the feature expects {label} to {outcome} {win} on {scene.outcome}, the oracle says "
@@ -143,17 +136,9 @@ def _oracle_balance(scene: Scene, player: str) -> Decimal | None:
     """The balance the oracle expects after a settled round, to catch a feature's typo."""
     if scene.outcome is None or scene.round is None or scene.round.state != "settled":
         return None
-    info = scene.target.info
     balance = scene.starting_balances[player]
     for placed in (b for b in scene.bets if b.player == player):
-        expected = expected_settlement(
-            paytable(scene.game),
-            placed.code,
-            scene.outcome,
-            placed.stake,
-            info.minor_unit,
-            info.rounding,
-        )
+        expected = scene.expected(placed)
         balance += expected.returned - placed.stake
     return balance
 
@@ -181,14 +166,7 @@ def balance_is(scene: Scene, amount: str) -> None:
 def bet_wins_rounded(scene: Scene, label: str, exact: str) -> None:
     placed = scene.bet(label)
     info = scene.target.info
-    oracle = expected_settlement(
-        paytable(scene.game),
-        placed.code,
-        scene.outcome,
-        placed.stake,
-        info.minor_unit,
-        info.rounding,
-    )
+    oracle = scene.expected(placed)
     if oracle.outcome != "win" or oracle.exact_win != Fraction(exact):
         raise FeatureOracleDisagreement(
             f"the feature says {label} wins {exact} exactly, the oracle says {oracle.outcome} "

@@ -17,8 +17,7 @@ from fixtures.scene import PlacedBet, Scene
 from livecert.adapters import Refused
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.money_machine import MachineWorld, MoneyBroken, run_money_machine
-from livecert.harness.vocabulary import paytable, selection_code
-from livecert.rules import expected_settlement
+from livecert.harness.vocabulary import selection_code
 from steps.rounds import GAMES
 
 MONEY = "REG-MONEY-01"
@@ -87,19 +86,10 @@ def every_accepted_bet_settled(scene: Scene) -> None:
 
 @then("every balance is its start minus its stakes plus its returns")
 def balances_conserved(scene: Scene) -> None:
-    info, table = scene.target.info, paytable(scene.game)
     problems, house = [], Decimal(0)
     for name, handle in scene.players.items():
         mine = [b for b in scene.bets if b.player == name]
-        returns = sum(
-            (
-                expected_settlement(
-                    table, b.code, scene.outcome, b.stake, info.minor_unit, info.rounding
-                ).returned
-                for b in mine
-            ),
-            Decimal(0),
-        )
+        returns = sum((scene.expected(b).returned for b in mine), Decimal(0))
         staked = sum((b.stake for b in mine), Decimal(0))
         house += staked - returns
         expected = scene.starting_balances[name] - staked + returns

@@ -17,7 +17,6 @@ from fixtures.scene import Scene
 from livecert.adapters import Refused
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import paytable, selection_code
-from livecert.rules import expected_settlement
 
 CLAUSE = re.compile(r"^(SB|XD|TBL|REG)-[A-Z]+-\d\d$")
 GAMES = {"Sic Bo": "sicbo", "Xoc Dia": "xocdia"}
@@ -326,20 +325,12 @@ def player_reconnects(scene: Scene, name: str | None) -> None:
 
 @then("the bet record shows each bet with its outcome and payout")
 def record_shows_outcomes(scene: Scene, request: pytest.FixtureRequest) -> None:
-    info = scene.target.info
     record = scene.adapter.bet_record(scene.player(), scene.round.round_id)
     by_id = {b.bet_id: b for b in record.bets}
     problems = []
     for placed in scene.bets:
         bet = by_id.get(placed.view.bet_id)
-        expected = expected_settlement(
-            paytable(scene.game),
-            placed.code,
-            scene.outcome,
-            placed.stake,
-            info.minor_unit,
-            info.rounding,
-        )
+        expected = scene.expected(placed)
         shown = (
             None
             if bet is None
