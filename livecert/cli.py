@@ -158,9 +158,32 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser(
         "serve", help="run the reference implementation (see `livecert serve -h`)", add_help=False
     )
+    selftest = sub.add_parser(
+        "selftest",
+        help="certify the reference clean and with each seeded fault; report what was caught",
+    )
+    selftest.add_argument(
+        "--report-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where selftest.md and selftest.json go (default reports/selftest)",
+    )
+    selftest.add_argument("--workers", type=int, default=2, help="runs in parallel (default 2)")
+    selftest.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this fault (repeatable); default all",
+    )
     args = parser.parse_args(argv)
     if args.command == "certify":
         return _run_certify(args)
+    if args.command == "selftest":
+        from livecert.certify.selftest import main as selftest_main
+
+        return selftest_main(args.report_dir, args.workers, args.fault)
     parser.print_help()
     return 3
 

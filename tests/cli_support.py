@@ -16,16 +16,6 @@ def livecert(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[st
     )
 
 
-def list_faults() -> dict[str, list[str]]:
-    """`livecert serve --list-faults` as {name: [clause, ...]}."""
-    done = livecert("serve", "--list-faults", timeout=60)
-    assert done.returncode == 0, done.stderr
-    return {
-        name: clauses.split(",")
-        for name, clauses in (line.split(" ") for line in done.stdout.splitlines())
-    }
-
-
 def certify(folder: Path, *args: str) -> tuple[int, dict, str]:
     """Run `livecert certify --quiet --report-dir folder ARGS`; the status, certificate, output."""
     done = livecert("certify", "--quiet", "--report-dir", str(folder), *args)

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_support import list_faults
 
 from livecert.certify.scope import IN_SCOPE
+from livecert.certify.selftest import list_faults
 from livecert.rules import load_catalogue
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,0 +1,75 @@
+"""No false positives across implementations: a second server, written independently of the
+reference (examples/second_server: its own ASGI app, in-memory state, settlement by lookup tables
+built outcome by outcome, rounding half-even), is certified compliant by the same suite.
+"""
+
+import re
+import secrets
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+from cli_support import certify
+
+from livecert.harness.embedded import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_second_implementation_is_certified_compliant(tmp_path: Path) -> None:
+    port, operator, dealer = free_port(), secrets.token_hex(8), secrets.token_hex(8)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "examples.second_server",
+            "--port",
+            str(port),
+            "--operator-token",
+            operator,
+            "--dealer-token",
+            dealer,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                info = requests.get(url + "/v1/info", timeout=1).json()
+                break
+            except requests.RequestException:
+                time.sleep(0.1)
+        assert info["rounding"] == "half-even" and info["implementation"]["name"] != (
+            "livecert-reference"
+        )
+        status, certificate, output = certify(
+            tmp_path / "report",
+            "--game",
+            "all",
+            "--target-url",
+            url,
+            "--operator-token",
+            operator,
+            "--dealer-token",
+            dealer,
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert (status, certificate["verdict"]) == (0, "compliant"), output[-3000:]
+    in_scope = certificate["scope"]["clauses_in_scope"]
+    assert all(certificate["clauses"][c]["status"] == "passed" for c in in_scope)
+    assert certificate["sweep"]["sicbo"]["settlements_checked"] == 216 * 110
+    assert certificate["target"]["name"] == info["implementation"]["name"]
+
+
+def test_the_second_implementation_shares_no_code_with_livecert() -> None:
+    for path in (ROOT / "examples" / "second_server").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(from|import)\s+livecert", text, re.M), path
