@@ -15,6 +15,7 @@ from pytest_bdd import given, parsers, then, when
 
 from fixtures.scene import Scene
 from livecert.adapters import Refused
+from livecert.harness.dealer import open_round
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import paytable, selection_code
 
@@ -394,9 +395,7 @@ def new_table(scene: Scene, name: str) -> None:
 def _play_rounds(scene: Scene, count: int) -> None:
     for index in range(count):
         outcome = chart_result(scene.game, len(scene.chart_played) + index)
-        opened = scene.adapter.open_round(scene.table(), countdown_ms=60_000)
-        if scene.game == "xocdia":
-            scene.adapter.record_event(opened.round_id, "shake")
+        opened = open_round(scene.adapter, scene.game, scene.table())
         scene.adapter.close_betting(opened.round_id)
         settled = scene.adapter.enter_result(opened.round_id, outcome)
         scene.chart_played.append((settled.round_id, outcome))

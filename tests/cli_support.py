@@ -1,19 +1,9 @@
 """Run the `livecert` command the way a lab does, in a subprocess, for the self-tests."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-
-def livecert(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "livecert.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+from livecert.certify.selftest import livecert_command as livecert
 
 
 def certify(folder: Path, *args: str) -> tuple[int, dict, str]:

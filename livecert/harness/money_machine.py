@@ -25,6 +25,7 @@ from hypothesis.stateful import (
 from livecert.adapters.base import TargetAdapter
 from livecert.adapters.errors import Refused
 from livecert.adapters.model import PlayerHandle, TargetInfo
+from livecert.harness.dealer import open_round
 from livecert.rules import all_outcomes, expected_settlement, load_paytable
 
 START = Decimal("50.00")
@@ -77,9 +78,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         @precondition(lambda self: self.round_id is None)
         @rule()
         def open_round(self) -> None:
-            opened = world.adapter.open_round(world.table_id, countdown_ms=60_000)
-            if world.game == "xocdia":
-                world.adapter.record_event(opened.round_id, "shake")
+            opened = open_round(world.adapter, world.game, world.table_id)
             self.round_id, self.state = opened.round_id, "betting"
             world.rounds += 1
             self.log(f"open round {opened.round_id}")

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 from livecert.adapters.base import TargetAdapter
 from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
+from livecert.harness.dealer import open_round
 from livecert.harness.settlement_check import SettlementRow, check_bet
 from livecert.rules import Paytable
 from livecert.rules.conditions import Outcome
@@ -65,9 +66,7 @@ def bet_on_every_selection(
     """Create a player with just enough balance, open a round, place one slip of every selection."""
     codes = [s.code for s in paytable.selections]
     player = adapter.create_player(stake * len(codes))
-    opened = adapter.open_round(table_id, countdown_ms=60_000)
-    if paytable.outcome == "tokens":
-        adapter.record_event(opened.round_id, "shake")  # XD-RND-01: shaken during betting
+    opened = open_round(adapter, paytable.game, table_id)
     placed = adapter.place_bets(player, opened.round_id, [(c, stake) for c in codes])
     return SweepRound(player, opened.round_id, placed)
 
