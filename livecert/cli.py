@@ -93,6 +93,7 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _run_certify(args: argparse.Namespace) -> int:
     from livecert.certify.runner import CertifyError, CertifyOptions, certify, summary_lines
+    from livecert.contract import CONTRACT_CLAUSES
     from livecert.rules import load_catalogue
 
     if args.target_url and args.reference_fault:
@@ -112,11 +113,11 @@ def _run_certify(args: argparse.Namespace) -> int:
         return 3
     clauses = tuple(c.strip() for c in args.clauses.split(",") if c.strip())
     catalogue = load_catalogue()
-    unknown = [c for c in clauses if c not in catalogue]
+    unknown = [c for c in clauses if c not in catalogue and c not in CONTRACT_CLAUSES]
     if unknown:
         print(
             f"livecert certify: --clauses names {unknown}, which are not clauses of the "
-            "catalogue; expected IDs like SB-PAY-16 or REG-SETTLE-01",
+            "catalogue; expected IDs like SB-PAY-16, REG-SETTLE-01 or CONTRACT-02",
             file=sys.stderr,
         )
         return 3

@@ -188,3 +188,35 @@ def test_a_failure_attributed_to_none_of_its_tags_still_fails_them_all() -> None
         "TBL-DISC-02",
         "TBL-DISC-03",
     }
+
+
+def test_a_contract_violation_fails_its_contract_clause_and_proves_nothing_else() -> None:
+    records = [
+        *all_passing(),
+        scenario(
+            "balance after a win",
+            ["SB-PAY-01", "REG-SETTLE-01"],
+            "failed",
+            contract_violation=True,
+            contract_clause="CONTRACT-02",
+            message="contract violation: getPlayer answered 200 but the body.balance must be string",
+        ),
+    ]
+    cert = certify(records)
+    assert cert["verdict"] == "non-compliant"
+    failed = {c for c, row in cert["clauses"].items() if row["status"] == "failed"}
+    assert failed == {"CONTRACT-02"}
+    assert cert["clauses"]["CONTRACT-02"]["failed_scenarios"] == ["balance after a win"]
+    assert cert["clauses"]["CONTRACT-01"]["status"] == "passed"
+    # the rules whose scenario met the violation were not proven by it: not tested, with why
+    blocked = cert["clauses"]["SB-PAY-01"]
+    assert blocked["status"] == "not-tested"
+    assert "blocked by a CONTRACT-02 finding" in blocked["reason"]
+
+
+def test_the_contract_clauses_are_in_scope_and_proven_by_every_scenario() -> None:
+    cert = certify(all_passing())
+    assert {"CONTRACT-01", "CONTRACT-02"} <= set(cert["scope"]["clauses_in_scope"])
+    row = cert["clauses"]["CONTRACT-02"]
+    assert (row["status"], row["section"]) == ("passed", "contract")
+    assert row["scenarios"] == len(IN_SCOPE["sicbo"])

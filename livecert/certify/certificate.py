@@ -17,11 +17,12 @@ from livecert.certify.scope import (
     clauses_in_scope,
     sections_for,
 )
-from livecert.contract import load_contract
+from livecert.contract import CONTRACT_BODY, CONTRACT_CLAUSES, load_contract
 from livecert.rules import load_catalogue, load_paytable, rules_documents
 from livecert.rules.catalogue import catalogue_sha256
 
 OUTCOMES_PER_GAME = {"sicbo": 216, "xocdia": 16}
+CONTRACT_SECTION = "contract"  # the harness's own clauses (livecert/contract/clauses.py)
 
 
 def _clause_statuses(
@@ -32,10 +33,14 @@ def _clause_statuses(
         lambda: {"scenarios": 0, "passed": 0, "failed": [], "errors": [], "skipped": []}
     )
     for s in scenarios:
+        violated = s.get("contract_clause") if s.get("contract_violation") else None
         for clause in s["clauses"]:
             entry = tally[clause]
             entry["scenarios"] += 1
-            if s["outcome"] == "passed":
+            if violated:
+                # the target left the contract before the rule could be judged: not proven
+                entry["errors"].append(f"{s['name']}: blocked by a {violated} finding")
+            elif s["outcome"] == "passed":
                 entry["passed"] += 1
             elif s["outcome"] == "failed":
                 attributed = s.get("failed_clauses")
@@ -49,15 +54,20 @@ def _clause_statuses(
                 entry["skipped"].append(s.get("skip_reason") or s["name"])
             else:
                 entry["errors"].append(f"{s['name']}: {s.get('message')}")
+    _tally_contract(scenarios, tally)
     statuses: dict[str, dict[str, Any]] = {}
-    for clause_id, clause in catalogue.items():
-        if clause.section not in sections:
+    rows = [
+        *((cid, c.section, c.text, c.line) for cid, c in catalogue.items()),
+        *((cid, CONTRACT_SECTION, text, None) for cid, text in CONTRACT_CLAUSES.items()),
+    ]
+    for clause_id, section, text, line in rows:
+        if section not in (*sections, CONTRACT_SECTION):
             continue
         entry = tally.get(clause_id)
         row: dict[str, Any] = {
-            "text": clause.text,
-            "section": clause.section,
-            "catalogue_line": clause.line,
+            "text": text,
+            "section": section,
+            "catalogue_line": line,
             "in_scope": clause_id in in_scope,
             "scenarios": entry["scenarios"] if entry else 0,
             "failed_scenarios": entry["failed"] if entry else [],
@@ -82,6 +92,20 @@ def _clause_statuses(
                 row["reason"] = "no scenario proving it was run"
         statuses[clause_id] = row
     return statuses
+
+
+def _tally_contract(scenarios: list[dict], tally: dict[str, dict[str, Any]]) -> None:
+    """A contract clause is proven by every scenario that met the target (each of its responses
+    was validated) and fails on the scenarios whose response broke it."""
+    for clause in CONTRACT_CLAUSES:
+        entry = tally[clause]
+        for s in scenarios:
+            if s.get("contract_violation") and s.get("contract_clause", CONTRACT_BODY) == clause:
+                entry["scenarios"] += 1
+                entry["failed"].append(s["name"])
+            elif s["outcome"] in ("passed", "failed"):
+                entry["scenarios"] += 1
+                entry["passed"] += 1
 
 
 def _rtp(records: list[dict], games: tuple[str, ...], target: dict) -> dict[str, Any]:
@@ -207,7 +231,7 @@ def build_certificate(
         "sweep": _sweep(records, games),
         "target_errors": target_errors,
         "contract_violations": [
-            {k: r[k] for k in ("nodeid", "operation", "status", "message")}
+            {k: r.get(k) for k in ("nodeid", "clause", "operation", "status", "message")}
             for r in records
             if r["type"] == "contract_violation"
         ],

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import livecert
 from livecert.certify.certificate import build_certificate
+from livecert.certify.scope import is_contract_clause
 from livecert.harness.run_record import read_run_record
 
 EXIT_CODES = {"compliant": 0, "non-compliant": 1, "incomplete": 2}
@@ -78,8 +79,10 @@ def point_latest(folder: Path) -> None:
 
 def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[str]:
     marker = " or ".join(options.games)
-    if options.clauses:
-        marker = f"({marker}) and ({' or '.join(options.clauses)})"
+    # every scenario proves the contract clauses, so selecting only those runs them all
+    rule_clauses = [c for c in options.clauses if not is_contract_clause(c)]
+    if rule_clauses:
+        marker = f"({marker}) and ({' or '.join(rule_clauses)})"
     command = [
         sys.executable,
         "-m",

@@ -6,6 +6,8 @@ tested, with the reason, and does not count towards the verdict: the certificate
 what was and was not certified. tests/test_scope.py keeps this list and the feature tags in step.
 """
 
+from livecert.contract import CONTRACT_CLAUSES
+
 SICBO_PAYOUTS = tuple(f"SB-PAY-{n:02d}" for n in range(1, 17))
 XOCDIA_PAYOUTS = tuple(f"XD-PAY-{n:02d}" for n in range(1, 11))
 XOCDIA_ROUNDS = ("XD-RND-01", "XD-RND-02", "XD-RND-03", "XD-RND-04", "XD-VOID-01", "XD-VOID-02")
@@ -43,7 +45,13 @@ NOT_CERTIFIABLE = {
 
 
 def clauses_in_scope(games: tuple[str, ...]) -> list[str]:
-    return list(dict.fromkeys(c for g in games for c in IN_SCOPE[g]))
+    """The game's rule clauses, then the contract clauses every scenario's exchanges prove."""
+    rules = (c for g in games for c in IN_SCOPE[g])
+    return list(dict.fromkeys([*rules, *CONTRACT_CLAUSES]))
+
+
+def is_contract_clause(clause: str) -> bool:
+    return clause in CONTRACT_CLAUSES
 
 
 def sections_for(games: tuple[str, ...]) -> tuple[str, ...]:

@@ -93,7 +93,21 @@ def _certify_run(fault: str, expected: list[str], folder: Path) -> FaultRun:
     started = time.monotonic()
     done = livecert_command(*args)
     seconds = time.monotonic() - started
-    certificate = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
+    written = folder / "certificate.json"
+    if not written.exists():  # a usage error or a crash: an escape, with what it printed
+        return FaultRun(
+            fault=fault,
+            expected=expected,
+            game=game,
+            verdict="no certificate",
+            exit_status=done.returncode,
+            failed=[],
+            seconds=round(seconds, 1),
+            detected=False,
+            false_alarms=[],
+            output_tail=(done.stdout + done.stderr)[-2000:],
+        )
+    certificate = json.loads(written.read_text(encoding="utf-8"))
     failed = sorted(c for c, row in certificate["clauses"].items() if row["status"] == "failed")
     detected = fault == CLEAN or (done.returncode == 1 and bool(expected) and expected[0] in failed)
     return FaultRun(

@@ -3,6 +3,14 @@
 Bottom layer: imports nothing else of livecert.
 """
 
+from livecert.contract.clauses import CONTRACT_BODY, CONTRACT_CLAUSES, CONTRACT_STATUS
 from livecert.contract.validator import Contract, ContractViolation, load_contract
 
-__all__ = ["Contract", "ContractViolation", "load_contract"]
+__all__ = [
+    "CONTRACT_BODY",
+    "CONTRACT_CLAUSES",
+    "CONTRACT_STATUS",
+    "Contract",
+    "ContractViolation",
+    "load_contract",
+]

@@ -15,15 +15,20 @@ from typing import Any
 import fastjsonschema
 import yaml
 
+from livecert.contract.clauses import CONTRACT_BODY, CONTRACT_STATUS
+
 
 class ContractViolation(Exception):
     """A target's response does not match the certification contract."""
 
-    def __init__(self, operation: str, status: int, message: str) -> None:
+    def __init__(
+        self, operation: str, status: int, message: str, clause: str = CONTRACT_BODY
+    ) -> None:
         super().__init__(f"{operation} answered {status} but {message}")
         self.operation = operation
         self.status = status
         self.detail = message
+        self.clause = clause  # CONTRACT-01 (status) or CONTRACT-02 (body)
 
 
 @dataclass(frozen=True)
@@ -85,13 +90,14 @@ class Contract:
         op = self.operation(method, path)
         if op is None:
             raise ContractViolation(
-                f"{method} {path}", status, "the contract has no such operation"
+                f"{method} {path}", status, "the contract has no such operation", CONTRACT_STATUS
             )
         if str(status) not in op.responses and not 400 <= status < 500:
             raise ContractViolation(
                 op.operation_id,
                 status,
                 f"the contract allows only {sorted(k for k in op.responses if k != 'default')}",
+                CONTRACT_STATUS,
             )
         ref = self._response_schema_ref(op, status)
         if not ref:

@@ -8,9 +8,12 @@ failure can be replayed exactly.
 """
 
 import contextlib
+import functools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis import strategies as st
@@ -23,8 +26,9 @@ from hypothesis.stateful import (
 )
 
 from livecert.adapters.base import TargetAdapter
-from livecert.adapters.errors import Refused
+from livecert.adapters.errors import Refused, TargetError
 from livecert.adapters.model import PlayerHandle, TargetInfo
+from livecert.contract import ContractViolation
 from livecert.harness.dealer import open_round
 from livecert.rules import all_outcomes, expected_settlement, load_paytable
 
@@ -40,6 +44,9 @@ class MoneyBroken(AssertionError):
     """The target's balances disagree with the stakes and returns the model tracked."""
 
 
+STOPS = (MoneyBroken, TargetError, ContractViolation)
+
+
 @dataclass
 class MachineWorld:
     """What the machine drives, and the log of what it did (for the evidence)."""
@@ -51,9 +58,27 @@ class MachineWorld:
     steps: list[str] = field(default_factory=list)
     rounds: int = 0
     bets: int = 0
+    failure: Exception | None = None  # the first failure; the session stops there
 
 
 def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
+    def stops_at_first_failure(step: Callable[..., None]) -> Callable[..., None]:
+        """The first failure ends the session: it is kept in `world.failure` and every later step
+        does nothing. Hypothesis would otherwise replay the failing example against a server whose
+        state has moved on, and report its own flakiness error instead of the target's."""
+
+        @functools.wraps(step)
+        def guarded(self, *args: Any, **kwargs: Any) -> None:
+            if world.failure is not None:
+                return
+            try:
+                step(self, *args, **kwargs)
+            except STOPS as error:
+                world.failure = error
+                world.steps.append(f"stopped: {type(error).__name__}: {error}")
+
+        return guarded
+
     table = load_paytable(world.game)
     codes = [s.code for s in table.selections]
     outcomes = [tuple(o) for o in all_outcomes(table)]
@@ -61,9 +86,8 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
     class MoneyMachine(RuleBasedStateMachine):
         def __init__(self) -> None:
             super().__init__()
-            self.handles: dict[str, PlayerHandle] = {
-                name: world.adapter.create_player(START) for name in PLAYERS
-            }
+            self.handles: dict[str, PlayerHandle] = {}
+            self.create_players()
             self.expected = dict.fromkeys(PLAYERS, START)
             self.round_id: str | None = None
             self.state: str | None = None
@@ -71,12 +95,17 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             self.open_bets: dict[str, tuple[str, str, Decimal]] = {}
             self.placed: dict[str, list[str]] = {name: [] for name in PLAYERS}
 
+        @stops_at_first_failure
+        def create_players(self) -> None:
+            self.handles = {name: world.adapter.create_player(START) for name in PLAYERS}
+
         def log(self, text: str) -> None:
             world.steps.append(text)
 
         # -- the dealer ---------------------------------------------------------------------
         @precondition(lambda self: self.round_id is None)
         @rule()
+        @stops_at_first_failure
         def open_round(self) -> None:
             opened = open_round(world.adapter, world.game, world.table_id)
             self.round_id, self.state = opened.round_id, "betting"
@@ -85,6 +114,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
 
         @precondition(lambda self: self.state == "betting")
         @rule()
+        @stops_at_first_failure
         def close(self) -> None:
             world.adapter.close_betting(self.round_id)
             self.state = "closed"
@@ -92,12 +122,14 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
 
         @precondition(lambda self: self.state == "closed")
         @rule(reason=st.sampled_from(RESHAKES[world.game]))
+        @stops_at_first_failure
         def reshake(self, reason: str) -> None:
             world.adapter.record_reshake(self.round_id, reason)
             self.log(f"re-shake: {reason}")
 
         @precondition(lambda self: self.state in ("betting", "closed"))
         @rule()
+        @stops_at_first_failure
         def pause(self) -> None:
             world.adapter.dealer_action(self.round_id, "pause", "malfunction")
             self.paused_from, self.state = self.state, "paused"
@@ -105,6 +137,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
 
         @precondition(lambda self: self.state == "paused")
         @rule()
+        @stops_at_first_failure
         def resume(self) -> None:
             world.adapter.dealer_action(self.round_id, "resume")
             self.state = self.paused_from
@@ -112,6 +145,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
 
         @precondition(lambda self: self.state in ("betting", "closed", "paused"))
         @rule(action=st.sampled_from(("cancel", "void")))
+        @stops_at_first_failure
         def refund_round(self, action: str) -> None:
             world.adapter.dealer_action(self.round_id, action, "money machine")
             for name, _code, stake in self.open_bets.values():
@@ -120,6 +154,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
 
         @precondition(lambda self: self.state == "closed")
         @rule(outcome=st.sampled_from(outcomes))
+        @stops_at_first_failure
         def result(self, outcome: tuple) -> None:
             settled = world.adapter.enter_result(self.round_id, outcome)
             shown = {b.bet_id: b for b in settled.bets}
@@ -154,6 +189,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 max_size=4,
             )
         )
+        @stops_at_first_failure
         def bets(self, slips: list[tuple[str, str, int]]) -> None:
             """A few players bet while the countdown runs (more bets than other steps)."""
             for name, code, cents in slips:
@@ -183,12 +219,14 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             self.log(f"{name} bet {stake} on {code}")
 
         @rule(name=st.sampled_from(PLAYERS), online=st.booleans())
+        @stops_at_first_failure
         def connection(self, name: str, online: bool) -> None:
             (world.adapter.connect if online else world.adapter.disconnect)(self.handles[name])
             self.log(f"{name} {'reconnects' if online else 'disconnects'}")
 
         # -- the checks after every step ------------------------------------------------------
         @invariant()
+        @stops_at_first_failure
         def money_is_conserved(self) -> None:
             for name, handle in self.handles.items():
                 balance = world.adapter.balance(handle)
@@ -200,6 +238,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                         f"{self.expected[name]} (start minus stakes plus returns)"
                     )
 
+        @stops_at_first_failure
         def teardown(self) -> None:
             for name, handle in self.handles.items():
                 recorded = {b.bet_id for b in world.adapter.bet_record(handle).bets}
@@ -236,3 +275,5 @@ def run_money_machine(world: MachineWorld, seed_value: int, examples: int, steps
             derandomize=False,
         ),
     )
+    if world.failure is not None:
+        raise world.failure

@@ -167,7 +167,8 @@ def create_app(config: Config | None = None) -> FastAPI:
         ident = who(request)
         service.require(ident, "dealer")
         body = await read_json(request, optional=True)
-        return ok(service.open_round(ident, table_id, body), 201)
+        created = 200 if "open-round-answers-200" in config.faults else 201  # FAULT open-round-...
+        return ok(service.open_round(ident, table_id, body), created)
 
     @app.get("/v1/tables/{table_id}/statistics")
     async def statistics(request: Request, table_id: str) -> JSONResponse:
@@ -175,7 +176,10 @@ def create_app(config: Config | None = None) -> FastAPI:
 
     @app.get("/v1/rounds/{round_id}")
     async def get_round(request: Request, round_id: str) -> JSONResponse:
-        return ok(service.get_round(who(request), round_id))
+        view = service.get_round(who(request), round_id)
+        if "round-state-in-capitals" in config.faults:
+            view["state"] = view["state"].upper()  # FAULT round-state-in-capitals
+        return ok(view)
 
     @app.post("/v1/rounds/{round_id}/close")
     async def close(request: Request, round_id: str) -> JSONResponse:
@@ -248,7 +252,10 @@ def create_app(config: Config | None = None) -> FastAPI:
 
     @app.get("/v1/player")
     async def player(request: Request) -> JSONResponse:
-        return ok(service.get_player(who(request)))
+        view = service.get_player(who(request))
+        if "balance-as-number" in config.faults:
+            view["balance"] = float(view["balance"])  # FAULT balance-as-number
+        return ok(view)
 
     @app.get("/v1/player/bets")
     async def bet_record(request: Request) -> JSONResponse:

@@ -316,6 +316,27 @@ _ENTRIES: tuple[Fault, ...] = (
         ("SB-RND-03", "REG-MONEY-01"),
         "a Sic Bo result settles the bets but credits no winnings to the balances",
     ),
+    # Contract violations: the answer is right but not in the contract's shape (a harness clause).
+    Fault(
+        "balance-as-number",
+        ("CONTRACT-02",),
+        "GET /v1/player answers the balance as a JSON number (100.5), not a decimal string",
+    ),
+    Fault(
+        "record-missing-balance-after",
+        ("CONTRACT-02",),
+        "the bet record's rounds leave out the required balance_after field",
+    ),
+    Fault(
+        "round-state-in-capitals",
+        ("CONTRACT-02",),
+        "GET /v1/rounds/{id} writes the state in capitals (BETTING), outside the contract's values",
+    ),
+    Fault(
+        "open-round-answers-200",
+        ("CONTRACT-01",),
+        "opening a round answers 200 OK, a status the contract does not document (201 Created)",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _ENTRIES}

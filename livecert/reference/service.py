@@ -832,6 +832,9 @@ class Service:
                     "balance_after": _money(after),
                 }
             )
+        if "record-missing-balance-after" in self.faults:
+            for entry in rounds:
+                del entry["balance_after"]  # FAULT record-missing-balance-after
         return {
             "player_id": pid,
             "bets": [_bet_view(row, hide_stake=hide) for row in rows],
