@@ -83,6 +83,12 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument("--quiet", action="store_true", help="less progress output")
     parser.add_argument(
+        "--no-html",
+        action="store_true",
+        help="write certificate.json, JUnit XML, Allure results and the manifest only: no "
+        "Allure HTML, certificate page or PDF (build them later with `livecert report DIR`)",
+    )
+    parser.add_argument(
         "pytest_args",
         nargs="*",
         metavar="-- PYTEST_ARG",
@@ -132,6 +138,7 @@ def _run_certify(args: argparse.Namespace) -> int:
         reference_rounding=args.reference_rounding,
         clauses=clauses,
         quiet=args.quiet,
+        html=not args.no_html,
         pytest_args=args.pytest_args,
     )
     try:
@@ -178,7 +185,22 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="only this fault (repeatable); default all",
     )
+    report = sub.add_parser(
+        "report",
+        help="(re)build a run's pages: Allure HTML, certificate.html and .pdf, charts, manifest",
+    )
+    report.add_argument("folder", type=Path, metavar="DIR", help="a run's report folder")
     args = parser.parse_args(argv)
+    if args.command == "report":
+        from livecert.certify.runner import CertifyError, rebuild_report
+
+        try:
+            messages = rebuild_report(args.folder)
+        except CertifyError as error:
+            print(f"livecert report: {error}", file=sys.stderr)
+            return 3
+        print("\n".join(messages))
+        return 0
     if args.command == "certify":
         return _run_certify(args)
     if args.command == "selftest":

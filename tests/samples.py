@@ -1,4 +1,5 @@
-"""Contract-valid sample answers shared by the self-tests (info, a bet, a settled round)."""
+"""Contract-valid sample answers shared by the self-tests (info, a bet, a settled round), and
+run-record lines for the certificate's tests."""
 
 INFO = {
     "implementation": {"name": "fake", "version": "0"},
@@ -35,3 +36,17 @@ ROUND = {
     "events": [],
     "bets": [BET],
 }
+
+
+def scenario(name: str, clauses: list[str], outcome: str = "passed", **extra) -> dict:
+    """A run record's line for one Sic Bo scenario."""
+    return {
+        "type": "scenario",
+        "nodeid": name,
+        "name": name,
+        "game": "sicbo",
+        "clauses": clauses,
+        "outcome": outcome,
+        "failed_clauses": None,
+        **extra,
+    }

@@ -24,13 +24,20 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.rules",
         "livecert.contract",
     ),
+    "livecert.report": ("livecert.report", "livecert.rules", "livecert.contract"),
     "livecert.certify": (
         "livecert.certify",
+        "livecert.report",
         "livecert.harness",
         "livecert.rules",
         "livecert.contract",
     ),
-    "livecert.cli": ("livecert.certify", "livecert.rules", "livecert.reference.serve"),
+    "livecert.cli": (
+        "livecert.certify",
+        "livecert.rules",
+        "livecert.contract",
+        "livecert.reference.serve",
+    ),
     "livecert.reference": ("livecert.reference",),
     "fixtures": (
         "fixtures",

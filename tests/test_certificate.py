@@ -1,5 +1,7 @@
 """The verdict and the clause statuses, from synthetic run records."""
 
+from samples import scenario
+
 from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import IN_SCOPE
 
@@ -10,19 +12,6 @@ TARGET = {
     "version": "1",
     "max_rtp": {"sicbo": "97.22"},
 }
-
-
-def scenario(name: str, clauses: list[str], outcome: str = "passed", **extra) -> dict:
-    return {
-        "type": "scenario",
-        "nodeid": name,
-        "name": name,
-        "game": "sicbo",
-        "clauses": clauses,
-        "outcome": outcome,
-        "failed_clauses": None,
-        **extra,
-    }
 
 
 def all_passing() -> list[dict]:
@@ -199,7 +188,7 @@ def test_a_contract_violation_fails_its_contract_clause_and_proves_nothing_else(
             "failed",
             contract_violation=True,
             contract_clause="CONTRACT-02",
-            message="contract violation: getPlayer answered 200 but the body.balance must be string",
+            message="contract violation: getPlayer answered 200 but body.balance must be string",
         ),
     ]
     cert = certify(records)

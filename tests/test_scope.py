@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from livecert.certify.scope import IN_SCOPE, clauses_in_scope
-from livecert.contract import CONTRACT_CLAUSES
 from livecert.certify.selftest import list_faults
+from livecert.contract import CONTRACT_CLAUSES
 from livecert.rules import load_catalogue
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -276,6 +276,12 @@ def run_command(command: str, copy: Path, timeout: float) -> tuple[str, float]:
     return ("pass" if code == 0 else "fail"), time.monotonic() - started
 
 
+def stages(target: Target) -> list[tuple[str, str]]:
+    """The judging commands in order; a target whose first command is already exhaustive for
+    its code has no second one."""
+    return [(n, c) for n, c in (("quick", target.quick), ("full", target.full)) if c]
+
+
 def judge(mutant: Mutant, target: Target, copy: Path, timeouts: dict[str, float]) -> None:
     """Apply the mutant in `copy`, run quick then full, restore the file."""
     operator = get_operator(mutant.operator)()
@@ -297,7 +303,7 @@ def judge(mutant: Mutant, target: Target, copy: Path, timeouts: dict[str, float]
             )
         )
         total = 0.0
-        for stage, command in (("quick", target.quick), ("full", target.full)):
+        for stage, command in stages(target):
             outcome, seconds = run_command(command, copy, timeouts[stage])
             total += seconds
             if outcome != "pass":
@@ -306,14 +312,14 @@ def judge(mutant: Mutant, target: Target, copy: Path, timeouts: dict[str, float]
                 break
         else:
             mutant.status = SURVIVED
-            mutant.stage = "full"
+            mutant.stage = stages(target)[-1][0]
         mutant.seconds = round(total, 1)
 
 
 def baseline(target: Target, copy: Path) -> dict[str, float]:
     """Both commands must pass unmutated; their times set each mutant's time limit."""
     limits = {}
-    for stage, command in (("quick", target.quick), ("full", target.full)):
+    for stage, command in stages(target):
         outcome, seconds = run_command(command, copy, 1800)
         if outcome != "pass":
             sys.exit(f"{target.name}: the unmutated {stage} command does not pass: {command}")

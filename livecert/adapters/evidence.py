@@ -75,6 +75,11 @@ class ExchangeRecorder:
         with self._lock:
             self._exchanges.append(exchange)
 
+    def snapshot(self) -> list[Exchange]:
+        """The exchanges recorded so far, kept (for a failure's reproduction)."""
+        with self._lock:
+            return list(self._exchanges)
+
     def drain(self) -> list[Exchange]:
         """Hand over the exchanges recorded so far and forget them (one scenario's worth)."""
         with self._lock:

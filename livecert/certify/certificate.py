@@ -19,9 +19,22 @@ from livecert.certify.scope import (
 )
 from livecert.contract import CONTRACT_BODY, CONTRACT_CLAUSES, load_contract
 from livecert.rules import load_catalogue, load_paytable, rules_documents
-from livecert.rules.catalogue import catalogue_sha256
+from livecert.rules.catalogue import catalogue_sha256, document_findings
 
 OUTCOMES_PER_GAME = {"sicbo": 216, "xocdia": 16}
+LIMITATIONS = (
+    "Randomness is not assessed: the harness enters every result itself, so the physical "
+    "fairness of the dice, tokens, shaker and bowl, and any random number generator, need an "
+    "evaluation of their own.",
+    "Only the certification API is exercised: the video stream, the player's screen and the "
+    "dealer's console are outside this run.",
+    "RTP is computed exactly from the settlements of one bet per selection on every possible "
+    "outcome (enumeration), not estimated from a long random session.",
+    "Interrupted games (REG-INTR-01) need the target restarted mid-round; for the reference "
+    "implementation this is proven by a self-test, for any other target it is tested by hand.",
+    "Timing duties (the betting countdown) are observed from the harness's side of the network; "
+    "a target under heavy load or far away may see them differently.",
+)
 CONTRACT_SECTION = "contract"  # the harness's own clauses (livecert/contract/clauses.py)
 
 
@@ -30,13 +43,21 @@ def _clause_statuses(
 ) -> dict[str, dict[str, Any]]:
     catalogue = load_catalogue()
     tally: dict[str, dict[str, Any]] = defaultdict(
-        lambda: {"scenarios": 0, "passed": 0, "failed": [], "errors": [], "skipped": []}
+        lambda: {
+            "scenarios": 0,
+            "passed": 0,
+            "failed": [],
+            "errors": [],
+            "skipped": [],
+            "names": [],
+        }
     )
     for s in scenarios:
         violated = s.get("contract_clause") if s.get("contract_violation") else None
         for clause in s["clauses"]:
             entry = tally[clause]
             entry["scenarios"] += 1
+            entry["names"].append(s["name"])
             if violated:
                 # the target left the contract before the rule could be judged: not proven
                 entry["errors"].append(f"{s['name']}: blocked by a {violated} finding")
@@ -71,6 +92,7 @@ def _clause_statuses(
             "in_scope": clause_id in in_scope,
             "scenarios": entry["scenarios"] if entry else 0,
             "failed_scenarios": entry["failed"] if entry else [],
+            "scenario_names": entry["names"] if entry else [],
         }
         if entry and entry["failed"]:
             row["status"] = "failed"
@@ -106,6 +128,17 @@ def _tally_contract(scenarios: list[dict], tally: dict[str, dict[str, Any]]) -> 
             elif s["outcome"] in ("passed", "failed"):
                 entry["scenarios"] += 1
                 entry["passed"] += 1
+        entry["names"] = ["every scenario that met the target (its responses were validated)"]
+
+
+def _reproductions(records: list[dict], limit: int = 50) -> list[dict]:
+    """What reproduces each failed scenario: its message (expected versus actual) and its
+    requests as curl commands with what came back (the first `limit` failures)."""
+    return [
+        {k: r.get(k) for k in ("nodeid", "name", "message", "exchanges")}
+        for r in records
+        if r["type"] == "reproduction"
+    ][:limit]
 
 
 def _rtp(records: list[dict], games: tuple[str, ...], target: dict) -> dict[str, Any]:
@@ -236,6 +269,12 @@ def build_certificate(
             if r["type"] == "contract_violation"
         ],
         "harness_errors": harness_errors,
+        "reproductions": _reproductions(records),
+        "document_consistency": [
+            {"document": f.document, "finding": f.finding, "catalogue_line": f.line}
+            for f in document_findings()
+        ],
+        "limitations": list(LIMITATIONS),
         "rules": {
             "catalogue": {"name": "RULES.md", "sha256": catalogue_sha256()},
             "documents": [

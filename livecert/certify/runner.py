@@ -18,6 +18,7 @@ import livecert
 from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import is_contract_clause
 from livecert.harness.run_record import read_run_record
+from livecert.report import publish
 
 EXIT_CODES = {"compliant": 0, "non-compliant": 1, "incomplete": 2}
 GAME_CHOICES = ("sicbo", "xocdia", "all")
@@ -39,6 +40,7 @@ class CertifyOptions:
     reference_rounding: str | None = None
     clauses: tuple[str, ...] = ()
     quiet: bool = False
+    html: bool = True
     pytest_args: list[str] = field(default_factory=list)
 
     @property
@@ -150,9 +152,30 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     (folder / "certificate.json").write_text(
         json.dumps(certificate, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
+    previous = previous_report(folder)
+    published = publish(folder, certificate, records, previous, html=options.html)
+    certificate["published"] = published.messages
     if base is None:
         point_latest(folder)
     return EXIT_CODES[certificate["verdict"]], certificate, folder
+
+
+def previous_report(folder: Path) -> Path | None:
+    """The run `latest` points at beside `folder` (for Allure's history), if another run."""
+    latest = folder.parent / "latest"
+    if latest.is_dir() and latest.resolve() != folder.resolve():
+        return latest.resolve()
+    return None
+
+
+def rebuild_report(folder: Path) -> list[str]:
+    """Build a finished run's pages again from its certificate.json and run record."""
+    certificate_path, record_path = folder / "certificate.json", folder / "run-record.jsonl"
+    if not certificate_path.is_file() or not record_path.is_file():
+        raise CertifyError(f"{folder} is not a livecert report folder (no certificate.json)")
+    certificate = json.loads(certificate_path.read_text(encoding="utf-8"))
+    published = publish(folder, certificate, read_run_record(record_path), previous_report(folder))
+    return [*published.messages, f"manifest.json sha256 {published.manifest_sha256}"]
 
 
 def summary_lines(certificate: dict, folder: Path) -> list[str]:
@@ -188,5 +211,16 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
         )
     for reason in certificate["verdict_reasons"]:
         lines.append(f"  {reason}")
-    lines.append(f"  report: {folder}/ (certificate.json, junit.xml, allure-results/)")
+    lines.append(f"  report: {folder}/")
+    for name, what in (
+        ("certificate.html", "the certificate, printable"),
+        ("certificate.pdf", "the same, as PDF"),
+        ("allure-report.html", "the Allure report, opens offline"),
+        ("certificate.json", "the certificate as data"),
+        ("junit.xml", "JUnit XML for CI"),
+        ("manifest.json", "sha256 of every file; manifest.sha256 holds its own hash"),
+    ):
+        if (folder / name).exists():
+            lines.append(f"    {name:<19} {what}")
+    lines += [f"  {message}" for message in certificate.get("published", [])]
     return lines

@@ -87,7 +87,7 @@ def game_for(clauses: list[str]) -> str:
 
 def _certify_run(fault: str, expected: list[str], folder: Path) -> FaultRun:
     game = "all" if fault == CLEAN else game_for(expected)
-    args = ["certify", "--quiet", "--report-dir", str(folder), "--game", game]
+    args = ["certify", "--quiet", "--no-html", "--report-dir", str(folder), "--game", game]
     if fault != CLEAN:
         args += ["--clauses", ",".join(expected), "--reference-fault", fault]
     started = time.monotonic()

@@ -35,14 +35,15 @@ class RulesDocument:
     size: int
 
 
-def _catalogue_dir():
+def catalogue_dir():
+    """The packaged folder holding RULES.md and documents/ (a Traversable)."""
     return resources.files("livecert.rules").joinpath("catalogue")
 
 
 @cache
 def load_catalogue() -> dict[str, Clause]:
     """Every clause of RULES.md sections A, B, C and F by ID, in the catalogue's order."""
-    text = _catalogue_dir().joinpath("RULES.md").read_text(encoding="utf-8")
+    text = catalogue_dir().joinpath("RULES.md").read_text(encoding="utf-8")
     clauses: dict[str, Clause] = {}
     section = title = ""
     for number, line in enumerate(text.splitlines(), start=1):
@@ -58,16 +59,43 @@ def load_catalogue() -> dict[str, Clause]:
 
 
 def catalogue_sha256() -> str:
-    return hashlib.sha256(_catalogue_dir().joinpath("RULES.md").read_bytes()).hexdigest()
+    return hashlib.sha256(catalogue_dir().joinpath("RULES.md").read_bytes()).hexdigest()
 
 
 @cache
 def rules_documents() -> tuple[RulesDocument, ...]:
     """The rules documents the catalogue reads, with the sha256 of their exact bytes."""
-    folder = _catalogue_dir().joinpath("documents")
+    folder = catalogue_dir().joinpath("documents")
     documents = []
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".txt"):
             data = entry.read_bytes()
             documents.append(RulesDocument(entry.name, hashlib.sha256(data).hexdigest(), len(data)))
     return tuple(documents)
+
+
+@dataclass(frozen=True)
+class DocumentFinding:
+    """A RULES.md section E finding: where the rules documents disagree with each other."""
+
+    document: str
+    finding: str
+    line: int
+
+
+@cache
+def document_findings() -> tuple[DocumentFinding, ...]:
+    """The rows of RULES.md section E, for the certificate's document-consistency section."""
+    text = catalogue_dir().joinpath("RULES.md").read_text(encoding="utf-8")
+    findings = []
+    section = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if heading := _SECTION.match(line):
+            section = heading.group(1)
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if section == "E" and line.startswith("|") and len(cells) == 2:
+            if cells[0] in ("document", "") or set(cells[0]) <= set("-"):
+                continue
+            findings.append(DocumentFinding(cells[0], cells[1], number))
+    return tuple(findings)

@@ -1,0 +1,212 @@
+"""The Allure HTML report, built from the run's results by Allure's own generator.
+
+The generator is Allure 2's commandline (`allure-commandline` on the npm registry, runs on Java),
+pinned in `livecert/report/allure/package.json` and its lock file. When it is not installed yet
+and Node and Java are present, it is installed on first use into livecert's cache folder
+(`LIVECERT_CACHE_DIR`, else `$XDG_CACHE_HOME/livecert`, else `~/.cache/livecert`). Allure 2
+embeds Google Analytics in its page unless `ALLURE_NO_ANALYTICS=true`; it is always set here, so
+the report makes no request outside its own files.
+
+Two builds from the same results: `allure-report.html`, one file that opens offline by a double
+click, and `allure-report/`, the multi-file report whose `history/` gives the next run its trends.
+"""
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+ALLURE_VERSION = "2.46.1"
+SINGLE_FILE = "allure-report.html"
+REPORT_FOLDER = "allure-report"
+RESULTS_FOLDER = "allure-results"
+NO_ANALYTICS = {"ALLURE_NO_ANALYTICS": "true"}
+
+CATEGORIES = [
+    {
+        "name": "Contract violation",
+        "description": "A response outside the certification contract (CONTRACT-01, CONTRACT-02).",
+        "messageRegex": r"(?s).*(contract violation|CONTRACT-0\d).*",
+        "matchedStatuses": ["failed", "broken"],
+    },
+    {
+        "name": "Target error",
+        "description": "The target was down, answered 5xx or not JSON, or timed out.",
+        "messageRegex": r"(?s).*(target error|TargetError|unreachable|timed out|not JSON).*",
+        "matchedStatuses": ["failed", "broken"],
+    },
+    {
+        "name": "Payout mismatch",
+        "description": "A settlement or RTP that is not what the paytable says.",
+        "messageRegex": r"(?s).*(SB-PAY-|XD-PAY-|REG-SETTLE-|SB-RTP-|XD-RTP-|REG-RTP-).*",
+        "matchedStatuses": ["failed"],
+    },
+    {
+        "name": "Round-state violation",
+        "description": "The round lifecycle, voids, malfunction, disconnection, money duties.",
+        "messageRegex": r"(?s).*(SB-RND-|XD-RND-|XD-VOID-|SB-STAT-|TBL-|REG-|SB-GEN-|XD-GEN-).*",
+        "matchedStatuses": ["failed"],
+    },
+]
+
+
+@dataclass(frozen=True)
+class AllureOutcome:
+    """What became of the HTML: the files built, or why not and how to build them."""
+
+    built: list[Path]
+    message: str
+
+
+def cache_dir() -> Path:
+    if explicit := os.environ.get("LIVECERT_CACHE_DIR"):
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "livecert"
+
+
+def generator_dir() -> Path:
+    return cache_dir() / f"allure-{ALLURE_VERSION}"
+
+
+def generator_path() -> Path:
+    return generator_dir() / "node_modules" / "allure-commandline" / "dist" / "bin" / "allure"
+
+
+def _pinned_files() -> list[tuple[str, str]]:
+    folder = resources.files("livecert.report").joinpath("allure")
+    return [
+        (name, folder.joinpath(name).read_text("utf-8"))
+        for name in ("package.json", "package-lock.json")
+    ]
+
+
+def install_generator(say=print) -> str | None:
+    """Install the pinned generator into the cache (once; a lock keeps parallel runs from racing).
+    Answer None when it is there, else what is missing and how to build the HTML."""
+    if generator_path().exists():
+        return None
+    npm, java = shutil.which("npm"), shutil.which("java")
+    if npm is None or java is None:
+        missing = " and ".join(
+            n for n, found in (("Node.js (npm)", npm), ("Java", java)) if not found
+        )
+        return f"{missing} not found, so the Allure HTML was not built"
+    folder = generator_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / ".install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if generator_path().exists():
+            return None
+        say(
+            f"livecert: installing the Allure report generator {ALLURE_VERSION} "
+            f"into {folder} (once)"
+        )
+        for name, text in _pinned_files():
+            (folder / name).write_text(text, encoding="utf-8")
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if done.returncode != 0 or not generator_path().exists():
+            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            return f"npm could not install allure-commandline {ALLURE_VERSION}: {tail[0]}"
+    return None
+
+
+def how_to_build(folder: Path) -> str:
+    return (
+        "to build it, install Node.js (npm) and Java 8 or newer, then run: "
+        f"livecert report {folder}"
+    )
+
+
+def environment_properties(certificate: dict) -> str:
+    """Allure's Environment widget: target identity, versions, rounding, document hashes."""
+    target, harness = certificate["target"], certificate["harness"]
+    pairs = {
+        "Verdict": certificate["verdict"],
+        "Target URL": target.get("url") or certificate["run"].get("target_url", ""),
+        "Target implementation": f"{target.get('name', '?')} {target.get('version', '')}".strip(),
+        "Harness": f"livecert {harness['version']}",
+        "Contract version": harness["contract_version"],
+        "Rules profile": certificate["scope"]["rules_profile"],
+        "Games": ", ".join(certificate["scope"]["games"]),
+        "Currency": target.get("currency", "?"),
+        "Minor unit (decimals)": target.get("minor_unit", "?"),
+        "Rounding rule": target.get("rounding", "?"),
+        "Declared maximum RTP": ", ".join(
+            f"{g} {v}%" for g, v in (target.get("max_rtp") or {}).items()
+        ),
+        "RULES.md sha256": certificate["rules"]["catalogue"]["sha256"],
+    }
+    for document in certificate["rules"]["documents"]:
+        pairs[f"sha256 {document['name']}"] = document["sha256"]
+    if target.get("faults"):
+        pairs["Seeded faults (reference)"] = ", ".join(target["faults"])
+    escaped = {key.replace(" ", "\\ "): value for key, value in pairs.items()}
+    return "".join(f"{key}={value}\n" for key, value in escaped.items())
+
+
+def prepare_results(results: Path, certificate: dict, previous_report: Path | None) -> None:
+    """Environment, categories and the previous run's history, written into the results."""
+    (results / "environment.properties").write_text(
+        environment_properties(certificate), encoding="utf-8"
+    )
+    (results / "categories.json").write_text(json.dumps(CATEGORIES, indent=1), encoding="utf-8")
+    history = previous_report / REPORT_FOLDER / "history" if previous_report else None
+    if history is not None and history.is_dir():
+        shutil.copytree(history, results / "history", dirs_exist_ok=True)
+
+
+def _generate(results: Path, out: Path, single_file: bool) -> subprocess.CompletedProcess:
+    command = [str(generator_path()), "generate", str(results), "-o", str(out), "--clean"]
+    if single_file:
+        command.insert(2, "--single-file")
+    env = dict(os.environ, **NO_ANALYTICS)
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+
+
+def build_allure(
+    folder: Path, certificate: dict, previous_report: Path | None, say=print
+) -> AllureOutcome:
+    """Build both HTML forms of the Allure report in `folder` from `folder/allure-results`."""
+    results = folder / RESULTS_FOLDER
+    if not results.is_dir():
+        return AllureOutcome([], "no Allure results in the report folder")
+    prepare_results(results, certificate, previous_report)
+    problem = install_generator(say)
+    if problem:
+        return AllureOutcome([], f"{problem}; {how_to_build(folder)}")
+    built = []
+    done = _generate(results, folder / REPORT_FOLDER, single_file=False)
+    if done.returncode != 0:
+        return AllureOutcome([], f"allure generate failed: {done.stderr.strip()[-300:]}")
+    built.append(folder / REPORT_FOLDER)
+    with tempfile.TemporaryDirectory() as scratch:
+        done = _generate(results, Path(scratch), single_file=True)
+        if done.returncode != 0:
+            return AllureOutcome(
+                built, f"allure generate --single-file failed: {done.stderr[-300:]}"
+            )
+        shutil.move(Path(scratch) / "index.html", folder / SINGLE_FILE)
+    built.append(folder / SINGLE_FILE)
+    with contextlib.suppress(OSError):
+        _copy_rules_beside(folder)
+    return AllureOutcome(built, f"Allure HTML: {folder / SINGLE_FILE} (opens offline)")
+
+
+def _copy_rules_beside(folder: Path) -> None:
+    """Clause links are relative (`rules/RULES.html#L..`): give the multi-file report its copy."""
+    rules = folder / "rules"
+    if rules.is_dir():
+        shutil.copytree(rules, folder / REPORT_FOLDER / "rules", dirs_exist_ok=True)

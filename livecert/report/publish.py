@@ -1,0 +1,105 @@
+"""Publish a run: from certificate.json and the run record to everything a lab reads.
+
+Order matters for the evidence: the rules, the charts and the Allure HTML are written first, the
+certificate page lists their hashes, the PDF is printed from the page, and the manifest is
+written last, over every file including the page and the PDF.
+"""
+
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from livecert.report.allure_report import RESULTS_FOLDER, build_allure
+from livecert.report.certificate_page import write_certificate_page
+from livecert.report.charts import Chart, charts_for
+from livecert.report.manifest import entries, page_summary, write_manifest
+from livecert.report.pdf import print_pdf
+from livecert.report.rules_page import write_rules
+
+CHARTS_FOLDER = "charts"
+PDF = "certificate.pdf"
+
+
+@dataclass
+class PublishResult:
+    """The files written and what the reader should be told (built, skipped and why)."""
+
+    files: list[Path] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    manifest_sha256: str = ""
+
+
+def _write_charts(folder: Path, charts: list[Chart]) -> list[Path]:
+    target = folder / CHARTS_FOLDER
+    target.mkdir(exist_ok=True)
+    written = []
+    for chart in charts:
+        path = target / chart.name
+        path.write_bytes(chart.png)
+        written.append(path)
+    return written
+
+
+def _allure_summary(results: Path, certificate: dict, charts: list[Chart]) -> None:
+    """One extra Allure entry, "Run summary", carrying the verdict and the charts as attachments
+    (status unknown: it is not a scenario and must not change the counts)."""
+    if not results.is_dir():
+        return
+    attachments = []
+    for chart in charts:
+        source = f"{uuid.uuid4()}-attachment.png"
+        (results / source).write_bytes(chart.png)
+        attachments.append({"name": chart.title, "source": source, "type": "image/png"})
+    now = int(time.time() * 1000)
+    entry = {
+        "uuid": str(uuid.uuid4()),
+        "historyId": "livecert-run-summary",
+        "name": f"Run summary: {certificate['verdict']}",
+        "fullName": "livecert run summary",
+        "status": "unknown",
+        "stage": "finished",
+        "start": now,
+        "stop": now,
+        "description": "\n".join(certificate["verdict_reasons"]),
+        "labels": [
+            {"name": "epic", "value": "Run summary"},
+            {"name": "feature", "value": "Certificate"},
+            {"name": "severity", "value": "normal"},
+        ],
+        "attachments": attachments,
+    }
+    (results / f"{entry['uuid']}-result.json").write_text(json.dumps(entry), encoding="utf-8")
+
+
+def publish(
+    folder: Path,
+    certificate: dict,
+    records: list[dict],
+    previous_report: Path | None = None,
+    html: bool = True,
+    say=print,
+) -> PublishResult:
+    """Write the report's pages next to certificate.json; `html=False` writes only the rules,
+    charts and manifest (the self-test's many runs need no pages)."""
+    result = PublishResult()
+    result.files.append(write_rules(folder))
+    charts = charts_for(certificate, records) if html else []
+    result.files += _write_charts(folder, charts)
+    if html:
+        _allure_summary(folder / RESULTS_FOLDER, certificate, charts)
+        allure = build_allure(folder, certificate, previous_report, say)
+        result.files += allure.built
+        result.messages.append(allure.message)
+        page = write_certificate_page(folder, certificate, charts, page_summary(entries(folder)))
+        result.files.append(page)
+        problem = print_pdf(page, folder / PDF)
+        if problem:
+            result.messages.append(f"certificate.pdf not printed: {problem}")
+        else:
+            result.files.append(folder / PDF)
+    path, digest = write_manifest(folder)
+    result.files.append(path)
+    result.manifest_sha256 = digest
+    return result

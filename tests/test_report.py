@@ -1,0 +1,142 @@
+"""The report's parts, each on its own: manifest, rules page, certificate page, Allure set-up,
+charts. (tests/test_report_browser.py opens the real thing in Chromium.)"""
+
+import json
+import shutil
+
+from samples import scenario
+
+from livecert.certify.certificate import build_certificate
+from livecert.certify.scope import IN_SCOPE
+from livecert.report import allure_report
+from livecert.report.allure_report import CATEGORIES, environment_properties, install_generator
+from livecert.report.certificate_page import render_certificate
+from livecert.report.charts import FAILED, PASSED, bets_per_clause, sweep_matrix
+from livecert.report.manifest import entries, page_summary, sha256_of, write_manifest
+from livecert.report.rules_page import write_rules
+from livecert.rules import load_catalogue
+
+TARGET = {
+    "type": "target",
+    "url": "http://lab.example:8750",
+    "name": "vendor-sicbo",
+    "version": "4.2",
+    "contract_version": "1.0.0",
+    "currency": "EUR",
+    "minor_unit": 2,
+    "rounding": "half-even",
+    "max_rtp": {"sicbo": "97.22"},
+}
+
+
+def a_failed_run() -> dict:
+    records = [TARGET, *(scenario(f"proves {c}", [c]) for c in IN_SCOPE["sicbo"])]
+    records.append(
+        scenario(
+            "Small on 2 2 2",
+            ["SB-PAY-16"],
+            "failed",
+            failed_clauses=["SB-PAY-16"],
+            message="SMALL won on a triple",
+        )
+    )
+    records.append(
+        {
+            "type": "reproduction",
+            "nodeid": "Small on 2 2 2",
+            "name": "Small on 2 2 2",
+            "message": "expected lose, target shows win [breaks SB-PAY-16]",
+            "exchanges": [
+                {
+                    "operation": "enterResult",
+                    "status": 200,
+                    "error": None,
+                    "curl": "curl -sS -X POST 'http://lab.example:8750/v1/rounds/r1/result'",
+                    "response": "{}",
+                }
+            ],
+        }
+    )
+    return build_certificate(records, ("sicbo",), run={"duration_seconds": 1.0})
+
+
+def test_the_manifest_hashes_every_file_and_itself(tmp_path) -> None:
+    (tmp_path / "a.txt").write_text("a")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "b.json").write_text("{}")
+    path, digest = write_manifest(tmp_path)
+    manifest = json.loads(path.read_text())
+    assert [f["path"] for f in manifest["files"]] == ["a.txt", "results/b.json"]
+    assert manifest["files"][0]["sha256"] == sha256_of(tmp_path / "a.txt")
+    assert (tmp_path / "manifest.sha256").read_text() == f"{digest}  manifest.json\n"
+    assert digest == sha256_of(path)
+    rows = page_summary(entries(tmp_path))
+    assert [r.path for r in rows] == ["a.txt", "results/ (1 files)"]
+    (tmp_path / "a.txt").write_text("altered")
+    assert sha256_of(tmp_path / "a.txt") != manifest["files"][0]["sha256"]
+
+
+def test_the_rules_page_has_an_anchor_on_every_clause_line(tmp_path) -> None:
+    page = write_rules(tmp_path).read_text(encoding="utf-8")
+    for clause in load_catalogue().values():
+        assert f'id="L{clause.line}"' in page
+    assert (tmp_path / "rules" / "RULES.md").is_file()
+    assert len(list((tmp_path / "rules" / "documents").glob("*.txt"))) == 4
+
+
+def test_the_certificate_page_traces_every_clause_and_reproduces_failures() -> None:
+    certificate = a_failed_run()
+    page = render_certificate(certificate, charts=[], manifest=[])
+    for clause_id, row in certificate["clauses"].items():
+        assert f'id="clause-{clause_id}"' in page
+        if row["catalogue_line"]:
+            assert f'href="rules/RULES.html#L{row["catalogue_line"]}"' in page
+    assert "NON-COMPLIANT" in page
+    assert "curl -sS -X POST &#39;http://lab.example:8750/v1/rounds/r1/result&#39;" in page
+    assert "expected lose, target shows win" in page
+    assert "half-even" in page and "vendor-sicbo" in page
+    assert "thirty" in page  # RULES.md section E
+    assert "Randomness is not assessed" in page
+    assert "<script" not in page and "http://" not in page.replace("http://lab.example", "")
+
+
+def test_allure_environment_names_the_target_versions_rounding_and_documents() -> None:
+    certificate = a_failed_run()
+    properties = environment_properties(certificate)
+    assert "Target\\ URL=http://lab.example:8750\n" in properties
+    assert "Rounding\\ rule=half-even\n" in properties
+    assert f"RULES.md\\ sha256={certificate['rules']['catalogue']['sha256']}\n" in properties
+    assert properties.count("sha256\\ ") == 4
+    assert [c["name"] for c in CATEGORIES] == [
+        "Contract violation",
+        "Target error",
+        "Payout mismatch",
+        "Round-state violation",
+    ]
+
+
+def test_without_node_or_java_certify_says_how_to_build_the_html(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("LIVECERT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    problem = install_generator(say=lambda _: None)
+    assert problem == "Node.js (npm) and Java not found, so the Allure HTML was not built"
+    outcome = allure_report.build_allure(tmp_path, a_failed_run(), None, say=lambda _: None)
+    assert outcome.built == []
+    (tmp_path / "allure-results").mkdir()
+    outcome = allure_report.build_allure(tmp_path, a_failed_run(), None, say=lambda _: None)
+    assert outcome.built == [] and f"livecert report {tmp_path}" in outcome.message
+    assert (tmp_path / "allure-results" / "environment.properties").is_file()
+
+
+def test_the_sweep_picture_marks_exactly_the_mismatched_cells() -> None:
+    sweeps = [
+        {"outcome": [1, 1, 1], "mismatched": ["SMALL"]},
+        {"outcome": [1, 2, 3], "mismatched": []},
+    ]
+    labels, matrix, codes = sweep_matrix("sicbo", sweeps)
+    assert labels == ["1 1 1", "1 2 3"] and len(codes) == 110
+    assert matrix[0][codes.index("SMALL")] == FAILED
+    assert sum(row.count(FAILED) for row in matrix) == 1
+    assert matrix[1].count(PASSED) == 110
+    counts = bets_per_clause("sicbo", sweeps)
+    assert counts["SB-PAY-01"] == 2 and counts["SB-PAY-08"] == 14 * 2
