@@ -40,8 +40,22 @@ RESHAKES = {
 }
 
 
+MONEY, BALANCE, SETTLE, RECALL, RESUME = (
+    "REG-MONEY-01",
+    "REG-BAL-01",
+    "REG-SETTLE-01",
+    "REG-RECALL-01",
+    "TBL-MAL-02",
+)
+
+
 class MoneyBroken(AssertionError):
-    """The target's balances disagree with the stakes and returns the model tracked."""
+    """The target disagrees with the model; `clauses` are the duties the step that saw it checks
+    (a balance off by a stake is REG-MONEY-01, a bet lost on resuming TBL-MAL-02, ...)."""
+
+    def __init__(self, message: str, clauses: tuple[str, ...] = (MONEY,)) -> None:
+        super().__init__(message)
+        self.clauses = clauses
 
 
 STOPS = (MoneyBroken, TargetError, ContractViolation)
@@ -139,9 +153,17 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         @rule()
         @stops_at_first_failure
         def resume(self) -> None:
-            world.adapter.dealer_action(self.round_id, "resume")
+            resumed = world.adapter.dealer_action(self.round_id, "resume")
             self.state = self.paused_from
             self.log("resume")
+            self.bets_still_open(resumed, "after resuming", (RESUME,))
+
+        def bets_still_open(self, shown, when: str, clauses: tuple[str, ...]) -> None:
+            """Every bet of the round is still open (the round goes on with its bets)."""
+            status = {b.bet_id: b.status for b in shown.bets}
+            lost = {b: status.get(b) for b in self.open_bets if status.get(b) != "open"}
+            if lost:
+                raise MoneyBroken(f"{when}, the round's bets are no longer open: {lost}", clauses)
 
         @precondition(lambda self: self.state in ("betting", "closed", "paused"))
         @rule(action=st.sampled_from(("cancel", "void")))
@@ -167,7 +189,8 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 if got is None or (got.status, got.returned) != ("settled", want.returned):
                     raise MoneyBroken(
                         f"bet {bet_id} ({code} {stake}) on {outcome}: expected "
-                        f"returned {want.returned}, target shows {got}"
+                        f"returned {want.returned}, target shows {got}",
+                        (SETTLE,),
                     )
             self.finish(f"result {outcome}")
 
@@ -210,7 +233,8 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 return
             if stake > self.expected[name]:
                 raise MoneyBroken(
-                    f"{name}'s bet of {stake} was taken with a balance of {self.expected[name]}"
+                    f"{name}'s bet of {stake} was taken with a balance of {self.expected[name]}",
+                    (BALANCE,),
                 )
             self.expected[name] -= stake
             self.open_bets[view.bet_id] = (name, code, stake)
@@ -231,7 +255,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             for name, handle in self.handles.items():
                 balance = world.adapter.balance(handle)
                 if balance < 0:
-                    raise MoneyBroken(f"{name}'s balance is below zero: {balance}")
+                    raise MoneyBroken(f"{name}'s balance is below zero: {balance}", (BALANCE,))
                 if balance != self.expected[name]:
                     raise MoneyBroken(
                         f"{name}'s balance is {balance}, expected "
@@ -244,7 +268,9 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 recorded = {b.bet_id for b in world.adapter.bet_record(handle).bets}
                 missing = set(self.placed[name]) - recorded
                 if missing:
-                    raise MoneyBroken(f"{name}'s bet record misses bets {sorted(missing)}")
+                    raise MoneyBroken(
+                        f"{name}'s bet record misses bets {sorted(missing)}", (RECALL,)
+                    )
             if self.round_id is not None:
                 with contextlib.suppress(Refused):
                     world.adapter.dealer_action(self.round_id, "cancel", "money machine done")
