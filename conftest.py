@@ -3,8 +3,8 @@
 pytest_plugins = [
     "fixtures.options",
     "fixtures.target",
-    "fixtures.evidence",
     "fixtures.scene",
+    "fixtures.evidence",
     "steps.common",
     "steps.sweep",
     "steps.rounds",

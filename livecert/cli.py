@@ -75,6 +75,14 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="rounding rule the embedded reference declares (default down)",
     )
     parser.add_argument(
+        "--reference-without",
+        metavar="CAPABILITY",
+        action="append",
+        default=[],
+        help="start the embedded reference declaring one capability fewer (repeatable): shows "
+        "how a target without it is certified (its clauses not tested, with the reason)",
+    )
+    parser.add_argument(
         "--clauses",
         metavar="ID[,ID...]",
         default="",
@@ -102,10 +110,10 @@ def _run_certify(args: argparse.Namespace) -> int:
     from livecert.contract import CONTRACT_CLAUSES
     from livecert.rules import load_catalogue
 
-    if args.target_url and args.reference_fault:
+    if args.target_url and (args.reference_fault or args.reference_without):
         print(
-            "livecert certify: --reference-fault seeds a fault into the embedded reference "
-            "server; it cannot be combined with --target-url. Drop one of the two.",
+            "livecert certify: --reference-fault and --reference-without configure the "
+            "embedded reference server; they cannot be combined with --target-url. Drop one.",
             file=sys.stderr,
         )
         return 3
@@ -136,6 +144,7 @@ def _run_certify(args: argparse.Namespace) -> int:
         report_dir=args.report_dir,
         reference_faults=args.reference_fault,
         reference_rounding=args.reference_rounding,
+        reference_without=args.reference_without,
         clauses=clauses,
         quiet=args.quiet,
         html=not args.no_html,

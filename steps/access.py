@@ -9,10 +9,12 @@ import secrets
 from collections.abc import Callable
 from decimal import Decimal
 
+import pytest
 from pytest_bdd import given, parsers, then, when
 
 from fixtures.scene import Scene
 from livecert.adapters import HttpAdapter, PlayerHandle, Refused
+from livecert.harness.capabilities import missing_reason
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import paytable
 from steps.rounds import DEFAULT_RESULT, GAMES
@@ -90,8 +92,14 @@ def _actions(scene: Scene) -> dict[str, Callable[[HttpAdapter, PlayerHandle], ob
     }
 
 
+ACTION_NEEDS = {"pause the round": "pause"}  # actions that use an optional capability
+
+
 @when(parsers.re(rf"(?P<who>{'|'.join(WHO)}) tries to (?P<action>{'|'.join(ACTIONS)})"))
 def someone_tries(scene: Scene, who: str, action: str) -> None:
+    needed = ACTION_NEEDS.get(action)
+    if needed and needed not in scene.target.info.capabilities:
+        pytest.skip(missing_reason(needed))
     adapter, handle = _acting(scene, who)
     actions = _actions(scene)
     scene.refusal = None

@@ -16,7 +16,12 @@ from pytest_bdd import given, parsers, then, when
 from fixtures.scene import PlacedBet, Scene
 from livecert.adapters import Refused
 from livecert.harness.findings import ClauseFailure
-from livecert.harness.money_machine import MachineWorld, MoneyBroken, run_money_machine
+from livecert.harness.money_machine import (
+    MachineWorld,
+    MoneyBroken,
+    run_money_machine,
+    unproven_duties,
+)
 from livecert.harness.vocabulary import selection_code
 from steps.rounds import GAMES
 
@@ -135,6 +140,7 @@ def money_machine(scene: Scene, examples: str, steps: str, name: str, facts) -> 
         scene.machine_failure = f"{broken} (seed {seed_value}; replay with: {replay})"
         scene.machine_clauses = getattr(broken, "clauses", (MONEY,))
     finally:
+        scene.unproven.update(unproven_duties(world))
         allure.attach(
             "\n".join(world.steps[-400:]),
             name=f"machine steps (seed {seed_value})",

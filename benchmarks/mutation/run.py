@@ -1,21 +1,24 @@
 """Mutation score of the certification suite over the reference's settlement and round-state code.
 
 Each mutant is one change made by a cosmic-ray operator (`cosmic-ray`, from PyPI) to one function
-listed in `scope.toml`. A mutant is run in a private copy of the repository: the scope's `quick`
-command first (the scenarios most likely to fail on it, stopping at the first failure), then, if it
-passed, the `full` certification suite. A mutant the suite fails on is *killed*; one that exceeds
-the time limit is a *timeout*; one that passes both commands *survived* and must be explained in
-`equivalent.toml` (why no implementation behaviour changed) or closed with a new scenario.
+listed in `scope.toml`. A mutant is run in a private copy of the repository (so the working tree
+is never touched): the target's `quick` command, stopping at the first failure, then its `full`
+command where the target has one. A mutant the suite fails on is *killed*; one that exceeds the
+time limit (three times the unmutated run) is a *timeout*; one that passes *survived* and must be
+explained in `equivalent.toml` (why no behaviour of the reference changed) or closed with a new
+scenario. The script exits 1 while any survivor is unexplained.
 
-Mutants inside code that runs only when a seeded fault is switched on (the body of
-`if "name" in faults ...`, the other operands of that `and`, the `x if "name" in faults else y`
-branch) are not run: in a clean reference they are dead code, so they are equivalent by
-construction. They are counted and listed as `fault-only`. Mutants of type annotations in a module
-with `from __future__ import annotations` (never evaluated) are counted as `annotation`, not run.
+Not run, and counted apart: mutants inside code that runs only when a seeded fault is switched on
+(the body of `if "name" in faults ...`, the other operands of that `and`, the `x if "name" in
+faults else y` branch: dead in a clean reference, so equivalent by construction) as `fault-only`;
+mutants of type annotations in a module whose annotations are never evaluated (it has the
+`__future__` import of annotations) as `annotation`; and the identity-comparison operators
+scope.toml leaves out.
 
     pip install -e ".[mutation]"
     python benchmarks/mutation/run.py                     # every target, 2 workers
     python benchmarks/mutation/run.py --target rounding --workers 1 --limit 20
+    python benchmarks/mutation/run.py --resume            # go on after an interruption
 
 The report goes to benchmarks/mutation/report.json and report.md (override with --out).
 """
@@ -329,7 +332,8 @@ def baseline(target: Target, copy: Path) -> dict[str, float]:
 
 
 def summarise(targets: list[Target]) -> dict:
-    """Counts per target and overall; the score is (killed + timeout) / mutants run."""
+    """Counts per target and overall. The mutation score is (killed + timeout) / (mutants run -
+    survivors shown equivalent); the kill rate counts every survivor against the suite."""
     rows = {}
     everything: Counter = Counter()
     for target in targets:
@@ -337,8 +341,16 @@ def summarise(targets: list[Target]) -> dict:
         everything.update(counts)
         rows[target.name] = dict(counts)
     run = everything[KILLED] + everything[TIMEOUT] + everything[SURVIVED]
-    score = (everything[KILLED] + everything[TIMEOUT]) / run if run else 0.0
-    return {"per_target": rows, "overall": dict(everything), "run": run, "score": score}
+    detected = everything[KILLED] + everything[TIMEOUT]
+    equivalent = sum(1 for t in targets for m in t.mutants if m.status == SURVIVED and m.why)
+    return {
+        "per_target": rows,
+        "overall": dict(everything),
+        "run": run,
+        "equivalent": equivalent,
+        "kill_rate": detected / run if run else 0.0,  # survivors counted against the suite
+        "score": detected / (run - equivalent) if run > equivalent else 0.0,  # the usual score
+    }
 
 
 def write_report(targets: list[Target], out: Path, started: float, args) -> dict:
@@ -360,24 +372,35 @@ def write_report(targets: list[Target], out: Path, started: float, args) -> dict
         "",
         f"Command: `{data['command']}` (cosmic-ray {data['cosmic_ray']}, {data['minutes']} min).",
         "",
-        "| target | killed | timeout | survived | score | not run: fault-only | annotation "
-        "| excluded operator |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| target | run | killed | timeout | survived (equivalent) | kill rate | mutation score "
+        "| not run: fault-only | annotation | excluded operator |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for target in targets:
         c = Counter(m.status for m in target.mutants)
         run = c[KILLED] + c[TIMEOUT] + c[SURVIVED]
-        score = (c[KILLED] + c[TIMEOUT]) / run if run else 0
+        equivalent = sum(1 for m in target.mutants if m.status == SURVIVED and m.why)
+        rate = (c[KILLED] + c[TIMEOUT]) / run if run else 0
+        score = (c[KILLED] + c[TIMEOUT]) / (run - equivalent) if run > equivalent else 0
         md.append(
-            f"| {target.name} (`{target.module}`) | {c[KILLED]} | {c[TIMEOUT]} | "
-            f"{c[SURVIVED]} | {score:.1%} | {c[FAULT_ONLY]} | {c[ANNOTATION]} | {c[EXCLUDED]} |"
+            f"| {target.name} (`{target.module}`) | {run} | {c[KILLED]} | {c[TIMEOUT]} | "
+            f"{c[SURVIVED]} ({equivalent}) | {rate:.1%} | {score:.1%} | {c[FAULT_ONLY]} | "
+            f"{c[ANNOTATION]} | {c[EXCLUDED]} |"
         )
     o = summary["overall"]
     md.append(
-        f"| **all** | {o.get(KILLED, 0)} | {o.get(TIMEOUT, 0)} | {o.get(SURVIVED, 0)} | "
+        f"| **all** | {summary['run']} | {o.get(KILLED, 0)} | {o.get(TIMEOUT, 0)} | "
+        f"{o.get(SURVIVED, 0)} ({summary['equivalent']}) | {summary['kill_rate']:.1%} | "
         f"**{summary['score']:.1%}** | {o.get(FAULT_ONLY, 0)} | {o.get(ANNOTATION, 0)} | "
         f"{o.get(EXCLUDED, 0)} |"
     )
+    md += [
+        "",
+        "Kill rate: (killed + timeout) / run. Mutation score: (killed + timeout) / (run - "
+        "survivors shown equivalent below). Not run: mutants only a seeded fault can reach, "
+        "mutants of type annotations (never evaluated), and identity-comparison operators (see "
+        "scope.toml).",
+    ]
     md += ["", f"## Survivors ({len(survivors)}, {len(unexplained)} unexplained)", ""]
     for m in survivors:
         md += [

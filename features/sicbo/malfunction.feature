@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @needs-pause
 Feature: Sic Bo: malfunction, pause and cancellation
   On an unexpected problem with the game, system or procedure the round is paused while the dealer
   informs the supervisor; while paused it takes no bet and no result. If the problem is resolved

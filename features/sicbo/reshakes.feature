@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @needs-reshake
 Feature: Sic Bo: re-shakes
   The dealer re-shakes when dice overlap or a die is not flat after shaking, and when the dice
   tumbled fewer than three times. The betting period stays closed: bets stand, no new bets are

@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @needs-statistics
 Feature: Sic Bo: the statistics chart
   The statistics chart shows the results of the previous 50 rounds, newest first. Only rounds with
   a result appear: a cancelled round has none.

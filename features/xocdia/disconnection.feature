@@ -1,4 +1,4 @@
-@xocdia
+@xocdia @needs-disconnect
 Feature: Xoc Dia: a player who disconnects
   If a player disconnects during a round, the round continues until it completes; all confirmed
   bets stay valid and are settled when the round ends, and the player can review them in the bet

@@ -1,4 +1,4 @@
-@xocdia
+@xocdia @needs-idempotency
 Feature: Xoc Dia: a bet slip sent twice is applied once
   A slip re-sent with the same idempotency key is applied once: one bet, one debit.
 

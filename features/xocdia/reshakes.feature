@@ -1,4 +1,4 @@
-@xocdia
+@xocdia @needs-reshake
 Feature: Xoc Dia: re-shakes and rearranged tokens
   If the bowl, the plate or tokens fall during shaking, the dealer sets up again and re-shakes; in
   some cases of a standing token the dealer re-shakes; overlapping tokens are rearranged with a

@@ -61,6 +61,8 @@ def _clause_statuses(
             if violated:
                 # the target left the contract before the rule could be judged: not proven
                 entry["errors"].append(f"{s['name']}: blocked by a {violated} finding")
+            elif clause in (s.get("unproven") or {}) and s["outcome"] == "passed":
+                entry["skipped"].append(s["unproven"][clause])  # tagged, not exercised
             elif s["outcome"] == "passed":
                 entry["passed"] += 1
             elif s["outcome"] == "failed":
@@ -232,6 +234,14 @@ def build_certificate(
         reasons.append(f"harness error: {harness_errors[0]}")
     if untested:
         reasons.append(f"{len(untested)} clause(s) in scope not tested: {', '.join(untested)}")
+    untestable = [
+        c for c in untested if "not testable on this target" in statuses[c].get("reason", "")
+    ]
+    if untestable:
+        reasons.append(
+            "not testable on this target (it does not declare the capability they need, so "
+            f"they are not certified): {', '.join(untestable)}"
+        )
     outside = [c for c, row in statuses.items() if not row["in_scope"]]
     counts = defaultdict(int)
     for s in scenarios:

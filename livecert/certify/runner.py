@@ -38,6 +38,7 @@ class CertifyOptions:
     report_dir: Path | None = None
     reference_faults: list[str] = field(default_factory=list)
     reference_rounding: str | None = None
+    reference_without: list[str] = field(default_factory=list)
     clauses: tuple[str, ...] = ()
     quiet: bool = False
     html: bool = True
@@ -107,6 +108,8 @@ def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[st
         command.append(f"--reference-fault={fault}")
     if options.reference_rounding:
         command.append(f"--reference-rounding={options.reference_rounding}")
+    for capability in options.reference_without:
+        command.append(f"--reference-without={capability}")
     return command + options.pytest_args
 
 

@@ -33,6 +33,7 @@ class EmbeddedServer:
 
     faults: tuple[str, ...] = ()
     rounding: str | None = None
+    without: tuple[str, ...] = ()  # capabilities the server is told not to declare
     db_path: Path | None = None  # keep the database elsewhere (to restart on it); else a temp dir
     port: int | None = None
     startup_timeout: float = 30.0
@@ -66,6 +67,8 @@ class EmbeddedServer:
             command += ["--fault", fault]
         if self.rounding:
             command += ["--rounding", self.rounding]
+        for capability in self.without:
+            command += ["--without-capability", capability]
         log = Path(self._dir.name) / "server.log"
         with log.open("wb") as sink:
             self.process = subprocess.Popen(

@@ -73,6 +73,8 @@ class MachineWorld:
     rounds: int = 0
     bets: int = 0
     failure: Exception | None = None  # the first failure; the session stops there
+    resumes_with_bets: int = 0  # resumes checked with open bets (TBL-MAL-02 evidence)
+    settled_bets: int = 0  # bets checked against the oracle at a result (REG-SETTLE-01)
 
 
 def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
@@ -134,14 +136,16 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             self.state = "closed"
             self.log("close betting")
 
-        @precondition(lambda self: self.state == "closed")
+        @precondition(lambda self: self.state == "closed" and "reshake" in world.info.capabilities)
         @rule(reason=st.sampled_from(RESHAKES[world.game]))
         @stops_at_first_failure
         def reshake(self, reason: str) -> None:
             world.adapter.record_reshake(self.round_id, reason)
             self.log(f"re-shake: {reason}")
 
-        @precondition(lambda self: self.state in ("betting", "closed"))
+        @precondition(
+            lambda self: self.state in ("betting", "closed") and "pause" in world.info.capabilities
+        )
         @rule()
         @stops_at_first_failure
         def pause(self) -> None:
@@ -157,6 +161,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             self.state = self.paused_from
             self.log("resume")
             self.bets_still_open(resumed, "after resuming", (RESUME,))
+            world.resumes_with_bets += bool(self.open_bets)
 
         def bets_still_open(self, shown, when: str, clauses: tuple[str, ...]) -> None:
             """Every bet of the round is still open (the round goes on with its bets)."""
@@ -192,6 +197,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                         f"returned {want.returned}, target shows {got}",
                         (SETTLE,),
                     )
+            world.settled_bets += len(self.open_bets)
             self.finish(f"result {outcome}")
 
         def finish(self, how: str) -> None:
@@ -242,6 +248,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             world.bets += 1
             self.log(f"{name} bet {stake} on {code}")
 
+        @precondition(lambda self: "disconnect" in world.info.capabilities)
         @rule(name=st.sampled_from(PLAYERS), online=st.booleans())
         @stops_at_first_failure
         def connection(self, name: str, online: bool) -> None:
@@ -276,6 +283,20 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                     world.adapter.dealer_action(self.round_id, "cancel", "money machine done")
 
     return MoneyMachine
+
+
+def unproven_duties(world: MachineWorld) -> dict[str, str]:
+    """The duties a session tags but did not exercise this time, with why (never `passed`)."""
+    unproven = {}
+    if world.resumes_with_bets == 0:
+        unproven[RESUME] = "the random sessions never resumed a paused round holding bets" + (
+            "" if "pause" in world.info.capabilities else " (the target declares no pause)"
+        )
+    if world.settled_bets == 0:
+        unproven[SETTLE] = "the random sessions settled no bet"
+    if world.bets == 0:
+        unproven[RECALL] = "the random sessions placed no bet to recall"
+    return unproven
 
 
 def run_money_machine(world: MachineWorld, seed_value: int, examples: int, steps: int) -> None:

@@ -10,6 +10,7 @@ DEFAULT_OPERATOR_TOKEN = "operator-dev-token"
 DEFAULT_DEALER_TOKEN = "dealer-dev-token"
 DEFAULT_COUNTDOWN_MS = 15_000
 MAX_COUNTDOWN_MS = 600_000
+CAPABILITIES = ("idempotency", "batch-bets", "pause", "statistics", "disconnect", "reshake")
 
 
 def wall_clock_ms() -> int:
@@ -27,5 +28,6 @@ class Config:
     rounding: str = "down"
     currency: str = "EUR"
     faults: frozenset[str] = frozenset()
+    without: frozenset[str] = frozenset()  # capabilities not declared (to test the harness)
     default_countdown_ms: int = DEFAULT_COUNTDOWN_MS
     clock: Callable[[], int] = field(default=wall_clock_ms, compare=False)

@@ -9,7 +9,12 @@ import sys
 from collections.abc import Sequence
 
 from livecert.reference import faults as fault_catalogue
-from livecert.reference.config import DEFAULT_DEALER_TOKEN, DEFAULT_OPERATOR_TOKEN, Config
+from livecert.reference.config import (
+    CAPABILITIES,
+    DEFAULT_DEALER_TOKEN,
+    DEFAULT_OPERATOR_TOKEN,
+    Config,
+)
 from livecert.reference.money import ROUNDING_MODES
 
 
@@ -52,6 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="declared rounding of fractional wins (default down)",
     )
     parser.add_argument("--currency", default="EUR", help="ISO 4217 currency code (default EUR)")
+    parser.add_argument(
+        "--without-capability",
+        metavar="NAME",
+        action="append",
+        default=[],
+        choices=CAPABILITIES,
+        help="do not declare this capability in /v1/info (repeatable; to test a harness)",
+    )
     parser.add_argument(
         "--log-level",
         default="warning",
@@ -105,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rounding=args.rounding,
         currency=args.currency,
         faults=faults,
+        without=frozenset(args.without_capability),
     )
     app = create_app(config)
 

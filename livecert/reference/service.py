@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from livecert.reference import __version__
-from livecert.reference.config import MAX_COUNTDOWN_MS, Config
+from livecert.reference.config import CAPABILITIES, MAX_COUNTDOWN_MS, Config
 from livecert.reference.errors import (
     ApiError,
     forbidden,
@@ -31,7 +31,6 @@ from livecert.reference.money import MoneyError, format_amount, parse_amount, ro
 from livecert.reference.store import Row, Store
 
 CONTRACT_VERSION = "1.0.0"
-CAPABILITIES = ["idempotency", "batch-bets", "pause", "statistics", "disconnect", "reshake"]
 MAX_SLIP = 200
 STATISTICS_DEPTH = 50
 FAULTY_STATISTICS_DEPTH = 30  # FAULT statistics-30-rounds
@@ -171,7 +170,7 @@ class Service:
             "minor_unit": 2,
             "rounding": self.config.rounding,
             "max_rtp": {name: game.max_rtp(self.faults) for name, game in GAMES.items()},
-            "capabilities": list(CAPABILITIES),
+            "capabilities": [c for c in CAPABILITIES if c not in self.config.without],
             "countdown_ms": {"min": 0, "max": MAX_COUNTDOWN_MS},
         }
 

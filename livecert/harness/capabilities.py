@@ -1,0 +1,21 @@
+"""The optional abilities a target declares in `/v1/info` (`capabilities`), and what each lets
+the harness test. A scenario tagged `@needs-<capability>` is skipped, with this reason, on a
+target that does not declare it: its clauses are then reported not tested, never passed."""
+
+CAPABILITIES: dict[str, str] = {
+    "pause": "the dealer pauses and resumes a round (malfunction: TBL-MAL-01..03)",
+    "statistics": "the table's chart of the last results (SB-STAT-01)",
+    "disconnect": "a player's connection can be dropped and restored (TBL-DISC-01..03)",
+    "reshake": "the dealer records a re-shake or a rearrangement (SB-RND-04, XD-RND-02..04)",
+    "idempotency": "a bet slip sent twice with one Idempotency-Key is applied once (REG-IDEMP-01)",
+    "batch-bets": "one bet slip holds several bets",
+}
+NEEDS_PREFIX = "needs-"
+
+
+def missing_reason(capability: str) -> str:
+    """Why a scenario needing `capability` was not run."""
+    what = CAPABILITIES.get(capability, "an optional ability")
+    return (
+        f"not testable on this target: it does not declare the capability '{capability}' ({what})"
+    )
