@@ -159,6 +159,25 @@ def _run_certify(args: argparse.Namespace) -> int:
     return status
 
 
+def _run_doctor(args: argparse.Namespace) -> int:
+    from livecert.certify.doctor import diagnose, diagnose_reference
+
+    if args.target_url:
+        if not (args.operator_token and args.dealer_token):
+            print(
+                "livecert doctor: --target-url needs --operator-token and --dealer-token (or "
+                "LIVECERT_OPERATOR_TOKEN and LIVECERT_DEALER_TOKEN)",
+                file=sys.stderr,
+            )
+            return 3
+        diagnosis = diagnose(args.target_url, args.operator_token, args.dealer_token, args.timeout)
+    else:
+        print("livecert doctor: no --target-url; checking the embedded reference server")
+        diagnosis = diagnose_reference(args.timeout)
+    print("\n".join(diagnosis.lines()))
+    return 0 if diagnosis.healthy else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:
@@ -194,12 +213,23 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="only this fault (repeatable); default all",
     )
+    doctor = sub.add_parser(
+        "doctor",
+        help="check a target before a long run (reachable, contract, tokens, declarations, "
+        "capabilities) and say what to fix; read-only",
+    )
+    doctor.add_argument("--target-url", default=os.environ.get("LIVECERT_TARGET_URL"))
+    doctor.add_argument("--operator-token", default=os.environ.get("LIVECERT_OPERATOR_TOKEN"))
+    doctor.add_argument("--dealer-token", default=os.environ.get("LIVECERT_DEALER_TOKEN"))
+    doctor.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
     report = sub.add_parser(
         "report",
         help="(re)build a run's pages: Allure HTML, certificate.html and .pdf, charts, manifest",
     )
     report.add_argument("folder", type=Path, metavar="DIR", help="a run's report folder")
     args = parser.parse_args(argv)
+    if args.command == "doctor":
+        return _run_doctor(args)
     if args.command == "report":
         from livecert.certify.runner import CertifyError, rebuild_report
 

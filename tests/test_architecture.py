@@ -29,6 +29,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.certify",
         "livecert.report",
         "livecert.harness",
+        "livecert.adapters",
         "livecert.rules",
         "livecert.contract",
     ),
