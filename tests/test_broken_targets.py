@@ -141,3 +141,16 @@ def test_a_response_outside_the_contract_fails_the_scenario_and_is_listed(tmp_pa
     assert violations and violations[0]["operation"] == "createPlayer"
     assert "balance must be string" in violations[0]["message"]
     assert certificate["verdict"] != "compliant" and status != 0
+
+
+def test_a_target_that_drops_its_sessions_under_the_run_stops_it(tmp_path: Path) -> None:
+    def forgets_tokens(handler: BaseHTTPRequestHandler) -> None:
+        if not healthy_preflight(handler):
+            send_json(handler, 401, {"error": {"code": "UNAUTHORIZED", "message": "who are you?"}})
+
+    with fake_target(forgets_tokens) as url:
+        status, output, certificate, _ = certify(url, tmp_path)
+    assert_incomplete(status, output, certificate, "its session changed under the run")
+    scenarios = scenario_records(tmp_path)
+    assert len(scenarios) == 1 and scenarios[0]["outcome"] == "error"
+    assert "create a test player" in certificate["target_errors"][0]  # the operation, named

@@ -185,7 +185,15 @@ class HttpAdapter:
         self.contract.check_response(method, path, status, parsed)
         if status >= 400:
             error = parsed.get("error", {}) if isinstance(parsed, dict) else {}
-            raise Refused(operation, status, str(error.get("code")), str(error.get("message")))
+            code, message = str(error.get("code")), str(error.get("message"))
+            if status == 401 and token and self._sends_own_credentials():
+                raise TargetError(
+                    operation,
+                    f"the target no longer accepts the {role} credential it accepted earlier in "
+                    f"the run (401 {code}: {message}): its session changed under the run",
+                    f"{method} {full_url}",
+                )
+            raise Refused(operation, status, code, message)
         if status >= 300:
             raise TargetError(operation, f"answered {status}", f"{method} {full_url}")
         return parsed
@@ -203,6 +211,11 @@ class HttpAdapter:
 
     def close(self) -> None:
         self._session.close()
+
+    def _sends_own_credentials(self) -> bool:
+        """True unless an access check forced a credential the run was not given (forged, none,
+        another player's): a 401 to the run's own credentials is the target's doing."""
+        return self._forced_token is None or self._forced_token in self._tokens.values()
 
     def as_role(self, role: str) -> "HttpAdapter":
         """This adapter sending the `role`'s own credential (operator or dealer) for every call."""
