@@ -1,6 +1,7 @@
 """A broken target ends the run with one clear message and an `incomplete` verdict, never a pass
 and never a hang: unreachable, 500, a hang past the timeout, HTML instead of JSON, refused
-credentials, a connection dropped mid-answer, and a target that breaks after the run started.
+credentials, a connection dropped mid-answer, and a target that breaks after the run started
+(down, or no longer accepting the tokens it accepted: its session changed under the run).
 """
 
 import json
@@ -9,6 +10,7 @@ import time
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
+import pytest
 from cli_support import certify as run_certify
 from fake_target import INFO, fake_target, healthy_preflight, send, send_json
 
@@ -111,17 +113,27 @@ def test_a_connection_dropped_mid_answer(tmp_path: Path) -> None:
     assert_incomplete(status, output, certificate, "target error")
 
 
-def test_a_target_that_breaks_after_the_run_started_stops_the_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("status", "code", "says"),
+    [
+        (503, "INTERNAL", "answered 503"),  # down for maintenance
+        (401, "UNAUTHORIZED", "its session changed under the run"),  # forgot our tokens
+    ],
+)
+def test_a_target_that_breaks_after_the_run_started_stops_the_run(
+    tmp_path: Path, status: int, code: str, says: str
+) -> None:
     def break_later(handler: BaseHTTPRequestHandler) -> None:
         if not healthy_preflight(handler):
-            send_json(handler, 503, {"error": {"code": "INTERNAL", "message": "maintenance"}})
+            send_json(handler, status, {"error": {"code": code, "message": "not now"}})
 
     with fake_target(break_later) as url:
-        status, output, certificate, _ = certify(url, tmp_path)
-    assert_incomplete(status, output, certificate, "answered 503")
+        exit_status, output, certificate, _ = certify(url, tmp_path)
+    assert_incomplete(exit_status, output, certificate, says)
     scenarios = scenario_records(tmp_path)
     assert len(scenarios) == 1 and scenarios[0]["outcome"] == "error"
     assert certificate["summary"] == {"scenarios": 1, "error": 1}
+    assert "create a test player" in certificate["target_errors"][0]  # the operation, named
 
 
 def test_a_response_outside_the_contract_fails_the_scenario_and_is_listed(tmp_path: Path) -> None:
@@ -141,16 +153,3 @@ def test_a_response_outside_the_contract_fails_the_scenario_and_is_listed(tmp_pa
     assert violations and violations[0]["operation"] == "createPlayer"
     assert "balance must be string" in violations[0]["message"]
     assert certificate["verdict"] != "compliant" and status != 0
-
-
-def test_a_target_that_drops_its_sessions_under_the_run_stops_it(tmp_path: Path) -> None:
-    def forgets_tokens(handler: BaseHTTPRequestHandler) -> None:
-        if not healthy_preflight(handler):
-            send_json(handler, 401, {"error": {"code": "UNAUTHORIZED", "message": "who are you?"}})
-
-    with fake_target(forgets_tokens) as url:
-        status, output, certificate, _ = certify(url, tmp_path)
-    assert_incomplete(status, output, certificate, "its session changed under the run")
-    scenarios = scenario_records(tmp_path)
-    assert len(scenarios) == 1 and scenarios[0]["outcome"] == "error"
-    assert "create a test player" in certificate["target_errors"][0]  # the operation, named
