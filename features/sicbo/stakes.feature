@@ -34,8 +34,10 @@ Feature: Sic Bo: small and odd stakes
         | bet              | stake | dice  | exact  |
         | Two odd one even | 0.01  | 1 3 2 | 0.015  |
         | Two odd one even | 0.03  | 5 6 5 | 0.045  |
+        | Two odd one even | 0.05  | 1 1 2 | 0.075  |
         | Two odd one even | 12.35 | 3 3 4 | 18.525 |
         | Two even one odd | 0.01  | 2 4 1 | 0.015  |
         | Two even one odd | 0.03  | 6 6 3 | 0.045  |
+        | Two even one odd | 0.05  | 2 2 3 | 0.075  |
         | Two even one odd | 12.35 | 2 2 5 | 18.525 |
         | Two odd one even | 10.00 | 1 1 2 | 15.000 |
