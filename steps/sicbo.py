@@ -34,3 +34,18 @@ def result_shows(scene: Scene, dice: str, total: str) -> None:
     problem = result_problem("sicbo", parse_dice(dice), shown)
     if problem or shown.get("total") != int(total):
         raise ClauseFailure(problem or f"the total is {shown.get('total')}, not {total}", [GENERAL])
+
+
+@when("the dealer shakes the dice cup")
+def dealer_shakes(scene: Scene) -> None:
+    scene.round = scene.adapter.record_event(scene.close_betting().round_id, "shake")
+
+
+@then("the round shows the dealer's shake")
+def round_shows_shake(scene: Scene) -> None:
+    shown = scene.refresh_round()
+    if not any(event.get("type") == "shake" for event in shown.events):
+        raise ClauseFailure(
+            f"the round does not show the dealer's shake: events {list(shown.events)}",
+            ["SB-RND-03"],
+        )

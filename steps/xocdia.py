@@ -5,11 +5,13 @@ shake during betting unless the scenario says the dealer forgot it, and a result
 betting still runs is the bowl lifted early.
 """
 
+import pytest
 from pytest_bdd import given, parsers, then, when
 
 from fixtures.scene import Scene
 from livecert.adapters import Refused
 from livecert.harness.findings import ClauseFailure
+from steps.rounds import PAUSED, _clauses
 from steps.sweep import result_problem, settle_sweep
 
 TOKENS = r"(?P<tokens>\S+(?: \S+)*)"
@@ -59,6 +61,19 @@ def dealer_rearranges(scene: Scene) -> None:
 def bowl_touches_token(scene: Scene) -> None:
     scene.close_betting()
     scene.round = scene.adapter.record_event(scene.round.round_id, "bowl-touched-token")
+
+
+@then("a bowl touching a token is refused while the round is paused")
+def bowl_touch_refused_while_paused(scene: Scene, request: pytest.FixtureRequest) -> None:
+    """A paused round makes no progress (RULES.md D): not even a cancellation by the bowl."""
+    try:
+        scene.round = scene.adapter.record_event(scene.round.round_id, "bowl-touched-token")
+    except Refused:
+        return
+    raise ClauseFailure(
+        f"a paused round took the bowl-touch event and is now {scene.round.state!r}",
+        _clauses(request, PAUSED),
+    )
 
 
 # -- what players and the dealer see --------------------------------------------------------------

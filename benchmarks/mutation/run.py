@@ -78,9 +78,31 @@ class Mutant:
     why: str = ""  # for survivors: the explanation from equivalent.toml
 
     @property
-    def key(self) -> str:
-        """Names the mutant across runs of the same source."""
-        return f"{self.module}:{self.operator}:{self.occurrence}:{self.line}:{self.col}"
+    def ident(self) -> str:
+        """What the mutation changes, by content: it survives edits elsewhere in the module
+        (line numbers and cosmic-ray's occurrence counters move; this does not)."""
+        return f"{self.module}|{self.definition}|{self.operator}|{self.source_line}|{self.col}"
+
+
+def keyed(rows: list) -> dict[str, object]:
+    """Mutants (or recorded rows) by ident plus their rank among identical ones, in line order."""
+    seen: Counter = Counter()
+    out = {}
+    for row in sorted(rows, key=lambda r: _get(r, "line")):
+        ident = _ident(row)
+        out[f"{ident}#{seen[ident]}"] = row
+        seen[ident] += 1
+    return out
+
+
+def _get(row, name: str):
+    return row[name] if isinstance(row, dict) else getattr(row, name)
+
+
+def _ident(row) -> str:
+    return "|".join(
+        str(_get(row, n)) for n in ("module", "definition", "operator", "source_line", "col")
+    )
 
 
 @dataclass
@@ -444,16 +466,19 @@ def main(argv: list[str] | None = None) -> int:
         free.put(copy)
     lock = threading.Lock()
     progress = args.out / "progress.jsonl"
-    previous = {}
+    previous: dict = {}
     if args.resume and progress.exists():
-        for row in progress.read_text(encoding="utf-8").splitlines():
-            previous[json.loads(row)["key"]] = json.loads(row)
+        latest = {}  # the last word on each mutant (a re-run replaces an earlier line)
+        for line in progress.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            latest[(_ident(row), row["line"])] = row
+        previous = keyed(list(latest.values()))
     elif progress.exists():
         progress.unlink()
     for target in targets:
         target.mutants = enumerate_mutants(target, excluded, copies[0])
-        for mutant in target.mutants:
-            if not mutant.status and (known := previous.get(mutant.key)):
+        for key, mutant in keyed(target.mutants).items():
+            if not mutant.status and (known := previous.get(key)):
                 for name in ("status", "stage", "seconds", "diff"):
                     setattr(mutant, name, known[name])
         todo = [m for m in target.mutants if not m.status]
@@ -474,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 free.put(copy)
             with lock, progress.open("a", encoding="utf-8") as log:
-                log.write(json.dumps(asdict(mutant) | {"key": mutant.key}) + "\n")
+                log.write(json.dumps(asdict(mutant)) + "\n")
                 done += 1
                 print(
                     f"{target.name} {done}/{total} {mutant.status:8} {mutant.stage:5} "

@@ -34,3 +34,14 @@ Feature: Sic Bo: a round from bets to winnings
       And player B's Small bet loses
       And player A's balance is 220.00
       And player B's balance is 180.00
+
+    @SB-RND-03
+    Scenario: When betting ends the dealer shakes the dice cup, and the round keeps the shake
+      Given a player with a balance of 100.00
+      And the player bets 10.00 on Big
+      And betting has ended
+      When the dealer shakes the dice cup
+      Then the round shows the dealer's shake
+      When the dealer enters 4 5 6
+      Then the Big bet wins 10.00
+      And the player's balance is 110.00

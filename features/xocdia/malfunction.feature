@@ -28,6 +28,7 @@ Feature: Xoc Dia: malfunction, pause and cancellation
       And betting has ended
       When the dealer pauses the round for a malfunction
       Then a result is refused while the round is paused
+      And a bowl touching a token is refused while the round is paused
       When the dealer resumes the round
       When the dealer lifts the bowl showing w r r r
       Then the Big bet wins 9.60
