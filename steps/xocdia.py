@@ -31,6 +31,21 @@ def dealer_forgets_to_shake(scene: Scene) -> None:
     scene.shake_when_opening = False
 
 
+@then("the dealer's shake is refused now that betting has ended")
+def late_shake_refused(scene: Scene) -> None:
+    """XD-RND-01: the bowl is shaken during the betting period; a shake after it cannot make a
+    forgotten shake good (XD-VOID-01)."""
+    try:
+        scene.round = scene.adapter.record_event(scene.close_betting().round_id, "shake")
+    except Refused:
+        return
+    raise ClauseFailure(
+        "a shake after the betting period was recorded, so a round the dealer forgot to shake "
+        "could still be settled",
+        ["XD-RND-01", "XD-VOID-01"],
+    )
+
+
 @when(parsers.re(rf"the dealer lifts the bowl showing {TOKENS}"))
 def dealer_reveals(scene: Scene, tokens: str) -> None:
     outcome = parse_tokens(tokens)

@@ -32,6 +32,16 @@ Feature: Xoc Dia: void and cancelled rounds
       And every bet of every player is returned and nothing is paid
       And the bet record shows each bet of the round as void
 
+    @XD-VOID-01 @XD-RND-01
+    Scenario: A shake after the betting period is too late: the round is still void
+      Given the dealer forgets to shake the bowl
+      And player A bets 10.00 on Big
+      And betting has ended
+      Then the dealer's shake is refused now that betting has ended
+      When the dealer lifts the bowl showing r r r w
+      Then the round is void
+      And every bet of every player is returned and nothing is paid
+
   Rule: the bowl touching a token cancels the round
 
     @XD-VOID-02
