@@ -8,6 +8,7 @@ malfunction, disconnection clauses), so these steps raise ClauseFailure with tho
 import re
 import time
 import uuid
+from datetime import datetime
 from decimal import Decimal
 
 import pytest
@@ -73,6 +74,10 @@ LATE_BETS = (
     "REG-COMMIT-01",
 )
 PAUSED = ("TBL-MAL-01",)
+RESUMED = ("TBL-MAL-02",)
+COUNTDOWN = ("SB-RND-01", "XD-RND-01")
+STOPS = ("pause", "resume")
+TIME_TOLERANCE_MS = 5  # both times come from the target's clock, to the millisecond
 
 
 @then(parsers.re(r"the round is (?P<state>void|cancelled)"))
@@ -153,6 +158,45 @@ def bets_stand(scene: Scene, request: pytest.FixtureRequest) -> None:
 def round_opens_with_countdown(scene: Scene, name: str, seconds: str) -> None:
     scene.game = GAMES[name]
     scene.open_round(countdown_ms=int(Decimal(seconds) * 1000))
+
+
+@then(
+    parsers.re(
+        r"the round shows its betting period ending (?P<seconds>[\d.]+) seconds? after it opened"
+    )
+)
+def betting_period_shown(scene: Scene, seconds: str, request: pytest.FixtureRequest) -> None:
+    shown = scene.open_round()
+    length = _ms(shown.betting_ends_at) - _ms(shown.opened_at)
+    wanted = int(Decimal(seconds) * 1000)
+    if abs(length - wanted) > TIME_TOLERANCE_MS:
+        raise ClauseFailure(
+            f"the round opened at {shown.opened_at} with betting ending at "
+            f"{shown.betting_ends_at}: {length} ms, not the {wanted} ms countdown the dealer set",
+            _clauses(request, COUNTDOWN),
+        )
+
+
+@then("the betting period goes on for the time that was left when it was paused")
+def countdown_continues(scene: Scene, request: pytest.FixtureRequest) -> None:
+    """Read on the target's own clock: its pause and resume events and the betting ends."""
+    shown = scene.refresh_round()
+    at = {e.get("type"): _ms(e.get("at")) for e in shown.events if e.get("type") in STOPS}
+    before = scene.before_pause
+    left = _ms(before.betting_ends_at) - at["pause"]
+    now_left = _ms(shown.betting_ends_at) - at["resume"]
+    if abs(now_left - left) > TIME_TOLERANCE_MS:
+        raise ClauseFailure(
+            f"{left} ms of betting were left when the round was paused, but after resuming it "
+            f"ends {now_left} ms after the resume ({shown.betting_ends_at})",
+            _clauses(request, RESUMED),
+        )
+
+
+def _ms(stamp: str | None) -> int:
+    if not stamp:
+        raise ClauseFailure("the round does not show this time", ["REG-RECALL-01"])
+    return int(datetime.fromisoformat(stamp).timestamp() * 1000)
 
 
 @when("the countdown runs out")
@@ -283,8 +327,9 @@ def withdrawal_refused(scene: Scene, request: pytest.FixtureRequest) -> None:
 
 @when("the dealer pauses the round for a malfunction")
 def dealer_pauses(scene: Scene) -> None:
+    scene.before_pause = scene.open_round()
     scene.round = scene.adapter.dealer_action(
-        scene.open_round().round_id, "pause", "malfunction: the supervisor is informed"
+        scene.before_pause.round_id, "pause", "malfunction: the supervisor is informed"
     )
 
 

@@ -243,8 +243,14 @@ def explain(mutant: Mutant, equivalents: list[dict]) -> str:
             and mutant.operator.endswith(entry["operator"])
             and entry.get("col", mutant.col) == mutant.col
         ):
-            return entry["why"]
+            kind = entry.get("kind", "equivalent")
+            return entry["why"] if kind == "equivalent" else f"{kind}: {entry['why']}"
     return ""
+
+
+def is_equivalent(mutant: Mutant) -> bool:
+    """A survivor explained as equivalent (not one marked `unspecified` by the rules)."""
+    return bool(mutant.why) and not mutant.why.startswith("unspecified:")
 
 
 def make_copies(root: Path, workers: int) -> list[Path]:
@@ -364,7 +370,9 @@ def summarise(targets: list[Target]) -> dict:
         rows[target.name] = dict(counts)
     run = everything[KILLED] + everything[TIMEOUT] + everything[SURVIVED]
     detected = everything[KILLED] + everything[TIMEOUT]
-    equivalent = sum(1 for t in targets for m in t.mutants if m.status == SURVIVED and m.why)
+    equivalent = sum(
+        1 for t in targets for m in t.mutants if m.status == SURVIVED and is_equivalent(m)
+    )
     return {
         "per_target": rows,
         "overall": dict(everything),
@@ -401,7 +409,7 @@ def write_report(targets: list[Target], out: Path, started: float, args) -> dict
     for target in targets:
         c = Counter(m.status for m in target.mutants)
         run = c[KILLED] + c[TIMEOUT] + c[SURVIVED]
-        equivalent = sum(1 for m in target.mutants if m.status == SURVIVED and m.why)
+        equivalent = sum(1 for m in target.mutants if m.status == SURVIVED and is_equivalent(m))
         rate = (c[KILLED] + c[TIMEOUT]) / run if run else 0
         score = (c[KILLED] + c[TIMEOUT]) / (run - equivalent) if run > equivalent else 0
         md.append(

@@ -14,7 +14,8 @@ Feature: Sic Bo: malfunction, pause and cancellation
       Then a new bet of 5.00 on Big is refused
       And a result is refused while the round is paused
       When the dealer resumes the round
-      Then a new bet of 10.00 on Total 15 is taken
+      Then the betting period goes on for the time that was left when it was paused
+      And a new bet of 10.00 on Total 15 is taken
       When the dealer enters 4 5 6
       Then the Big bet wins 10.00
       And the Total 15 bet wins 180.00

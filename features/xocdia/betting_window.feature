@@ -9,6 +9,7 @@ Feature: Xoc Dia: bets only during the betting period
     @XD-RND-01
     Scenario: A Xoc Dia bet just inside the countdown
       Given a Xoc Dia round opens with a countdown of 2 seconds
+      Then the round shows its betting period ending 2 seconds after it opened
       When the player tries to bet 10.00 on Big
       Then the bet is taken
 

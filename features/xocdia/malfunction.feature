@@ -14,7 +14,8 @@ Feature: Xoc Dia: malfunction, pause and cancellation
       Then a new bet of 5.00 on Big is refused
       And a result is refused while the round is paused
       When the dealer resumes the round
-      Then a new bet of 10.00 on One white three red is taken
+      Then the betting period goes on for the time that was left when it was paused
+      And a new bet of 10.00 on One white three red is taken
       When the dealer lifts the bowl showing w r r r
       Then the Big bet wins 9.60
       And the One white three red bet wins 28.00

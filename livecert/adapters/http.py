@@ -254,6 +254,8 @@ class HttpAdapter:
             result=raw.get("result"),
             bets=tuple(self._bet(b) for b in raw.get("bets", [])),
             events=tuple(raw.get("events", [])),
+            opened_at=raw.get("opened_at"),
+            betting_ends_at=raw.get("betting_ends_at"),
         )
 
     # -- info and credentials --------------------------------------------------------------------

@@ -53,6 +53,8 @@ class RoundView:
     result: dict | None
     bets: tuple[BetView, ...]
     events: tuple[dict, ...] = ()
+    opened_at: str | None = None  # ISO 8601 times as the target wrote them
+    betting_ends_at: str | None = None
 
     def bet(self, bet_id: str) -> BetView:
         for bet in self.bets:
