@@ -168,6 +168,10 @@ def fault_only_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]
     """Source ranges that run, or matter, only when a seeded fault is switched on."""
     spans = []
     for node in ast.walk(ast.parse(source)):
+        # `x = a and "name" in faults`: x is False in a clean run whatever `a` is
+        gated = isinstance(node, ast.Assign) and isinstance(node.value, ast.BoolOp)
+        if gated and (check := _guard(node.value)) is not None:
+            spans += [_span(v) for v in node.value.values if v is not check]
         if isinstance(node, ast.If | ast.IfExp) and (check := _guard(node.test)):
             body = node.body if isinstance(node, ast.If) else [node.body]
             spans += [_span(stmt) for stmt in body]
