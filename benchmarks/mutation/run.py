@@ -483,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
         latest = {}  # the last word on each mutant (a re-run replaces an earlier line)
         for line in progress.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            latest[(_ident(row), row["line"])] = row
+            latest[(_ident(row), row["line"], row["occurrence"])] = row
         previous = keyed(list(latest.values()))
     elif progress.exists():
         progress.unlink()
