@@ -148,6 +148,11 @@ def action_on_finished_round(scene: Scene, action: str) -> None:
     _attempt(scene, send)
 
 
+@when("the dealer records an event the game does not know")
+def unknown_event(scene: Scene) -> None:
+    _attempt(scene, lambda _h, round_id: scene.adapter.record_event(round_id, "juggling"))
+
+
 @then("it is refused with a reason and nothing moves")
 def refused_and_nothing_moves(scene: Scene, request: pytest.FixtureRequest) -> None:
     handle = scene.player()

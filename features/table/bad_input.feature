@@ -139,6 +139,7 @@ Feature: Bad input is refused with a reason and changes nothing
         | Sic Bo | the dealer tries to pause the finished round                    |
         | Sic Bo | the dealer tries to cancel the finished round                   |
         | Sic Bo | the dealer tries to close betting on the finished round         |
+        | Sic Bo | the dealer records an event the game does not know             |
 
       @xocdia
       Examples: Xoc Dia
@@ -146,3 +147,4 @@ Feature: Bad input is refused with a reason and changes nothing
         | Xoc Dia | the dealer enters the result a second time               |
         | Xoc Dia | the dealer tries to cancel a round that does not exist   |
         | Xoc Dia | the dealer tries to cancel the finished round            |
+        | Xoc Dia | the dealer records an event the game does not know       |
