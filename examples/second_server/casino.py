@@ -391,10 +391,13 @@ class Casino:
         if kind not in EVENT_TYPES[rnd.game]:
             raise invalid(f"{kind!r} is not a {rnd.game} dealer event")
         rnd, state, now = self._live(rnd.id, "changed")
-        if kind == "shake":
+        if kind == "shake" and rnd.game == "xocdia":
             if state != "betting":
                 raise state_refusal("the bowl is shaken during betting only")
             rnd.shaken = True
+        elif kind == "shake":  # Sic Bo: the dealer shakes when betting ends (SB-RND-03)
+            if state not in ("betting", "closed"):
+                raise state_refusal(f"the round is {state}")
         elif kind == "rearrange":
             if state != "closed":
                 raise state_refusal("tokens are rearranged after betting ends only")

@@ -83,6 +83,7 @@ class HttpAdapter:
         self.recorder = recorder or ExchangeRecorder()
         self._session = requests.Session()
         self._forced_token: str | None = None
+        self._credentials_accepted = False  # set once check_credentials has seen both roles
         self._session.mount("http://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
         self._session.mount("https://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
         # Read proxy and CA settings from the environment once, not on every request (requests
@@ -186,7 +187,12 @@ class HttpAdapter:
         if status >= 400:
             error = parsed.get("error", {}) if isinstance(parsed, dict) else {}
             code, message = str(error.get("code")), str(error.get("message"))
-            if status == 401 and token and self._sends_own_credentials():
+            if (
+                status == 401
+                and token
+                and self._credentials_accepted
+                and self._sends_own_credentials()
+            ):
                 raise TargetError(
                     operation,
                     f"the target no longer accepts the {role} credential it accepted earlier in "
@@ -277,6 +283,9 @@ class HttpAdapter:
         )
 
     def check_credentials(self) -> None:
+        """Both tokens must be accepted, each with its own role; from then on a 401 to them means
+        the target dropped the session (a target error), not a refusal."""
+        self._credentials_accepted = False
         for role in ("operator", "dealer"):
             try:
                 who = self._call(f"check the {role} credentials", "GET", "/v1/whoami", role=role)
@@ -292,6 +301,7 @@ class HttpAdapter:
                     f"check the {role} credentials",
                     f"the {role} token stands for role {who.get('role')!r} on the target",
                 )
+        self._credentials_accepted = True
 
     # -- operator --------------------------------------------------------------------------------
 

@@ -408,3 +408,39 @@ def test_winnings_not_credited(make_app: Any) -> None:
     settled = casino.play(player, [4, 5, 6], ("BIG", "10.00"))
     assert settled["bets"][0]["returned"] == "20.00"  # the settlement says paid ...
     assert casino.balance(player) == "90.00"  # ... but nothing was credited
+
+
+# -- contract violations: right answers in the wrong shape ----------------------------------------
+
+
+def test_balance_as_number(make_app: Any) -> None:
+    api, casino = _with(make_app, "balance-as-number", check=False)
+    _pid, player = casino.player("100.50")
+    assert api.get("/v1/player", headers=player).json()["balance"] == 100.5  # a float
+
+
+def test_record_missing_balance_after(make_app: Any) -> None:
+    api, casino = _with(make_app, "record-missing-balance-after", check=False)
+    _pid, player = casino.player("100.00")
+    casino.play(player, [4, 5, 6], ("BIG", "10.00"))
+    [entry] = api.get("/v1/player/bets", headers=player).json()["rounds"]
+    assert "balance_before" in entry and "balance_after" not in entry
+
+
+def test_round_state_in_capitals(make_app: Any) -> None:
+    api, casino = _with(make_app, "round-state-in-capitals", check=False)
+    round_id = casino.open(casino.table())
+    assert api.get(f"/v1/rounds/{round_id}", headers=DEALER).json()["state"] == "BETTING"
+
+
+def test_open_round_answers_200(make_app: Any) -> None:
+    api, casino = _with(make_app, "open-round-answers-200", check=False)
+    table_id = casino.table()
+    opened = api.post(f"/v1/tables/{table_id}/rounds", json={"countdown_ms": 1000}, headers=DEALER)
+    assert opened.status_code == 200 and opened.json()["state"] == "betting"
+
+
+def test_a_capability_left_out_is_not_declared(make_app: Any) -> None:
+    client = TestClient(create_app(Config(without=frozenset({"pause", "statistics"}))))
+    declared = client.get("/v1/info").json()["capabilities"]
+    assert "pause" not in declared and "statistics" not in declared and "reshake" in declared

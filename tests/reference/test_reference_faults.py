@@ -84,12 +84,16 @@ lost-update-under-concurrency REG-MONEY-01
 interrupted-round-lost REG-INTR-01
 one-slip-per-round SB-RND-02
 winnings-not-credited SB-RND-03,REG-MONEY-01
+balance-as-number CONTRACT-02
+record-missing-balance-after CONTRACT-02
+round-state-in-capitals CONTRACT-02
+open-round-answers-200 CONTRACT-01
 """
 
 
 def test_catalogue_is_exact() -> None:
     assert "\n".join(faults.listing()) + "\n" == EXPECTED_CATALOGUE
-    assert len(faults.FAULTS) == 69
+    assert len(faults.FAULTS) == 73
     assert all(f.description for f in faults.FAULTS.values())
 
 
