@@ -13,6 +13,7 @@ from pytest_bdd import given, parsers, then, when
 
 from fixtures.scene import Scene
 from livecert.adapters import Refused
+from livecert.harness.capabilities import missing_reason
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import selection_code
 from steps.rounds import DEFAULT_RESULT, _clauses
@@ -146,6 +147,46 @@ def action_on_finished_round(scene: Scene, action: str) -> None:
         return adapter.dealer_action(round_id, action, "bad input check")
 
     _attempt(scene, send)
+
+
+RESHAKE_REASON = {"sicbo": "dice-overlap", "xocdia": "items-fell"}
+
+
+@when(
+    parsers.re(
+        r"the dealer tries to (?P<action>close betting on|pause|resume|record a re-shake on|"
+        r"enter the result on) the (?P<which>paused|open) round"
+    )
+)
+def action_in_the_wrong_state(scene: Scene, action: str, which: str) -> None:
+    """A dealer action the round's state does not allow (TBL-MAL-01: a paused round makes no
+    progress; SB-RND-03: the result comes after betting; SB-RND-04: re-shakes after betting)."""
+    adapter, game = scene.adapter, scene.game
+    needs = {"pause"} if which == "paused" or action in ("pause", "resume") else set()
+    needs |= {"reshake"} if action == "record a re-shake on" else set()
+    for capability in sorted(needs - set(scene.target.info.capabilities)):
+        pytest.skip(missing_reason(capability))
+    round_id = scene.open_round().round_id
+    if which == "paused":
+        scene.round = adapter.dealer_action(round_id, "pause", "bad input check")
+    do = {
+        "close betting on": lambda: adapter.close_betting(round_id),
+        "pause": lambda: adapter.dealer_action(round_id, "pause", "again"),
+        "resume": lambda: adapter.dealer_action(round_id, "resume"),
+        "record a re-shake on": lambda: adapter.record_reshake(round_id, RESHAKE_REASON[game]),
+        "enter the result on": lambda: adapter.enter_result(round_id, DEFAULT_RESULT[game]),
+    }[action]
+    _attempt(scene, lambda _h, _r: do())
+
+
+@when(
+    parsers.re(r"the dealer tries to open a round with a countdown of (?P<seconds>-?\d+) seconds")
+)
+def bad_countdown(scene: Scene, seconds: str) -> None:
+    table = scene.adapter.create_table(scene.game)
+    _attempt(
+        scene, lambda _h, _r: scene.adapter.open_round(table, countdown_ms=int(seconds) * 1000)
+    )
 
 
 @when("the dealer records an event the game does not know")

@@ -140,6 +140,13 @@ Feature: Bad input is refused with a reason and changes nothing
         | Sic Bo | the dealer tries to cancel the finished round                   |
         | Sic Bo | the dealer tries to close betting on the finished round         |
         | Sic Bo | the dealer records an event the game does not know             |
+        | Sic Bo | the dealer tries to close betting on the paused round          |
+        | Sic Bo | the dealer tries to pause the paused round                     |
+        | Sic Bo | the dealer tries to record a re-shake on the paused round      |
+        | Sic Bo | the dealer tries to resume the open round                      |
+        | Sic Bo | the dealer tries to record a re-shake on the open round        |
+        | Sic Bo | the dealer tries to enter the result on the open round         |
+        | Sic Bo | the dealer tries to open a round with a countdown of -5 seconds |
 
       @xocdia
       Examples: Xoc Dia
@@ -148,3 +155,7 @@ Feature: Bad input is refused with a reason and changes nothing
         | Xoc Dia | the dealer tries to cancel a round that does not exist   |
         | Xoc Dia | the dealer tries to cancel the finished round            |
         | Xoc Dia | the dealer records an event the game does not know       |
+        | Xoc Dia | the dealer tries to close betting on the paused round    |
+        | Xoc Dia | the dealer tries to pause the paused round               |
+        | Xoc Dia | the dealer tries to resume the open round                |
+        | Xoc Dia | the dealer tries to record a re-shake on the open round  |
