@@ -239,12 +239,13 @@ def load_equivalents(path: Path) -> list[dict]:
 
 
 def explain(mutant: Mutant, equivalents: list[dict]) -> str:
-    """The explanation that names this mutant (module, operator, line text, column), if any."""
+    """The explanation that names this mutant: module, line text, the operator's name or a prefix
+    of it (`ReplaceComparisonOperator_` covers every comparison swap), and the column if given."""
     for entry in equivalents:
         if (
             entry["module"] == mutant.module
             and entry["line"] == mutant.source_line
-            and mutant.operator.endswith(entry["operator"])
+            and mutant.operator.split("/")[-1].startswith(entry["operator"])
             and entry.get("col", mutant.col) == mutant.col
         ):
             kind = entry.get("kind", "equivalent")
