@@ -498,6 +498,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.limit:
             todo = todo[: args.limit]
             target.mutants = todo + [m for m in target.mutants if m.status]
+        if not todo:
+            print(f"{target.name}: every mutant already judged", flush=True)
+            continue
         limits = baseline(target, copies[0])
         done = 0
 
