@@ -429,6 +429,9 @@ def write_report(targets: list[Target], out: Path, started: float, args) -> dict
         f"**{summary['score']:.1%}** | {o.get(FAULT_ONLY, 0)} | {o.get(ANNOTATION, 0)} | "
         f"{o.get(EXCLUDED, 0)} |"
     )
+    unjudged = sum(1 for t in targets for m in t.mutants if not m.status)
+    if unjudged:
+        md += ["", f"**{unjudged} mutants were not judged** (the run was stopped before them)."]
     md += [
         "",
         "Kill rate: (killed + timeout) / run. Mutation score: (killed + timeout) / (run - "
