@@ -189,6 +189,14 @@ def bad_countdown(scene: Scene, seconds: str) -> None:
     )
 
 
+@when("the dealer records a re-shake for a reason the game does not know")
+def unknown_reshake_reason(scene: Scene) -> None:
+    if "reshake" not in scene.target.info.capabilities:
+        pytest.skip(missing_reason("reshake"))
+    round_id = scene.close_betting().round_id
+    _attempt(scene, lambda _h, _r: scene.adapter.record_reshake(round_id, "cat-on-the-table"))
+
+
 @when("the dealer records an event the game does not know")
 def unknown_event(scene: Scene) -> None:
     _attempt(scene, lambda _h, round_id: scene.adapter.record_event(round_id, "juggling"))

@@ -140,6 +140,7 @@ Feature: Bad input is refused with a reason and changes nothing
         | Sic Bo | the dealer tries to cancel the finished round                   |
         | Sic Bo | the dealer tries to close betting on the finished round         |
         | Sic Bo | the dealer records an event the game does not know             |
+        | Sic Bo | the dealer records a re-shake for a reason the game does not know |
         | Sic Bo | the dealer tries to close betting on the paused round          |
         | Sic Bo | the dealer tries to pause the paused round                     |
         | Sic Bo | the dealer tries to record a re-shake on the paused round      |
@@ -155,6 +156,7 @@ Feature: Bad input is refused with a reason and changes nothing
         | Xoc Dia | the dealer tries to cancel a round that does not exist   |
         | Xoc Dia | the dealer tries to cancel the finished round            |
         | Xoc Dia | the dealer records an event the game does not know       |
+        | Xoc Dia | the dealer records a re-shake for a reason the game does not know |
         | Xoc Dia | the dealer tries to close betting on the paused round    |
         | Xoc Dia | the dealer tries to pause the paused round               |
         | Xoc Dia | the dealer tries to resume the open round                |
