@@ -12,7 +12,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from fixtures.scene import Scene
-from livecert.adapters import Refused
+from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import selection_code
@@ -35,11 +35,8 @@ def _attempt(scene: Scene, send) -> None:
     scene.bets_before_attempt = len(
         scene.adapter.get_round(scene.open_round().round_id, handle).bets
     )
-    scene.refusal = None
-    try:
-        send(handle, scene.open_round().round_id)
-    except Refused as refused:
-        scene.refusal = refused
+    round_id = scene.open_round().round_id
+    scene.refusal = refusal(lambda: send(handle, round_id))
 
 
 @when(

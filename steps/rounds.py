@@ -16,6 +16,7 @@ from pytest_bdd import given, parsers, then, when
 
 from fixtures.scene import Scene
 from livecert.adapters import Refused
+from livecert.harness.attempts import refusal
 from livecert.harness.dealer import open_round
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import paytable, selection_code
@@ -234,10 +235,7 @@ def dealer_enters_a_result(scene: Scene) -> None:
 )
 def player_tries_to_bet(scene: Scene, stake: str, label: str) -> None:
     scene.balance_before_attempt = scene.adapter.balance(scene.player())
-    try:
-        scene.place(label, Decimal(stake))
-    except Refused as refused:
-        scene.refusal = refused
+    scene.refusal = refusal(lambda: scene.place(label, Decimal(stake)))
 
 
 @when(parsers.re(r"the player tries to bet (?P<stake>\d+\.\d+) on a round that was never opened"))
@@ -245,12 +243,10 @@ def bet_on_unknown_round(scene: Scene, stake: str) -> None:
     handle = scene.player()
     scene.balance_before_attempt = scene.adapter.balance(handle)
     code = paytable(scene.game).selections[0].code
-    try:
-        scene.adapter.place_bets(
-            handle, f"never-opened-{uuid.uuid4().hex[:8]}", [(code, Decimal(stake))]
-        )
-    except Refused as refused:
-        scene.refusal = refused
+    ghost = f"never-opened-{uuid.uuid4().hex[:8]}"
+    scene.refusal = refusal(
+        lambda: scene.adapter.place_bets(handle, ghost, [(code, Decimal(stake))])
+    )
 
 
 @then("the bet is refused and the balance is unchanged")
@@ -308,10 +304,9 @@ def new_bet_taken(scene: Scene, stake: str, label: str, request: pytest.FixtureR
 @when(parsers.re(r"the player tries to withdraw the (?P<label>.+) bet"))
 def try_withdraw(scene: Scene, label: str) -> None:
     placed = scene.bet(label)
-    try:
-        scene.adapter.withdraw_bet(scene.players[placed.player], placed.view.bet_id)
-    except Refused as refused:
-        scene.refusal = refused
+    scene.refusal = refusal(
+        lambda: scene.adapter.withdraw_bet(scene.players[placed.player], placed.view.bet_id)
+    )
 
 
 @then("the withdrawal is refused")

@@ -3,7 +3,7 @@
 from pytest_bdd import parsers, then, when
 
 from fixtures.scene import Scene
-from livecert.adapters import Refused
+from livecert.harness.attempts import refusal
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import parse_dice
 from steps.sweep import result_problem, settle_sweep
@@ -21,10 +21,7 @@ def dealer_enters(scene: Scene, dice: str) -> None:
 
 @when(parsers.re(rf"the dealer tries to enter {DICE}"))
 def dealer_tries_to_enter(scene: Scene, dice: str) -> None:
-    try:
-        scene.enter_result(parse_dice(dice))
-    except Refused as refused:
-        scene.refusal = refused
+    scene.refusal = refusal(lambda: scene.enter_result(parse_dice(dice)))
 
 
 @then(parsers.re(rf"the round's result shows {DICE} with a total of (?P<total>\d+)"))
