@@ -471,12 +471,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--resume", action="store_true", help="keep the results in OUT/progress.jsonl, run the rest"
     )
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="write the report from OUT/progress.jsonl without running anything",
+    )
     args = parser.parse_args(argv)
     args.out, args.workdir = args.out.resolve(), args.workdir.resolve()
     started = time.monotonic()
     targets, excluded = load_scope(HERE / "scope.toml", set(args.target or []) or None)
     equivalents = load_equivalents(HERE / "equivalent.toml")
-    copies = make_copies(args.workdir, args.workers)
+    args.resume = args.resume or args.report_only
+    copies = make_copies(args.workdir, 1 if args.report_only else args.workers)
     free: queue.Queue[Path] = queue.Queue()
     for copy in copies:
         free.put(copy)
@@ -501,8 +507,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.limit:
             todo = todo[: args.limit]
             target.mutants = todo + [m for m in target.mutants if m.status]
-        if not todo:
-            print(f"{target.name}: every mutant already judged", flush=True)
+        if not todo or args.report_only:
+            print(f"{target.name}: {len(todo)} mutants left to judge", flush=True)
             continue
         limits = baseline(target, copies[0])
         done = 0
