@@ -34,6 +34,7 @@ class OutsideRequests:
     """A loopback proxy that answers every request 403 and keeps its first line."""
 
     lines: list[str] = field(default_factory=list)
+    idle_connections: int = 0  # Chromium's speculative connections that sent nothing
 
     def __post_init__(self) -> None:
         self._server = socket.create_server(("127.0.0.1", 0))
@@ -54,7 +55,10 @@ class OutsideRequests:
                 try:
                     first = conn.recv(4096).split(b"\r\n", 1)[0].decode("latin-1")
                 except OSError:
-                    first = "(no request line)"
+                    first = ""
+                if not first:  # a connection opened ahead of need and closed unused: no request
+                    self.idle_connections += 1
+                    continue
                 self.lines.append(first)
                 conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
 

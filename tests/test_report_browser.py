@@ -184,3 +184,17 @@ def test_the_second_run_carries_the_first_one_s_history(fault_run) -> None:
         (folder / "allure-report" / "history" / "history-trend.json").read_text(encoding="utf-8")
     )
     assert len(trend) == 2  # this run and the clean one before it
+
+
+def test_the_check_sees_a_page_reaching_outside(tmp_path) -> None:
+    """The offline check can fail: a page that loads analytics and a script is caught."""
+    page = tmp_path / "leaky.html"
+    page.write_text(
+        '<html><body><p>report</p><img src="https://www.googletagmanager.com/gtag/js?id=X">'
+        '<script src="http://cdn.example.org/x.js"></script></body></html>',
+        encoding="utf-8",
+    )
+    shown = visit(page.as_uri())
+    assert "report" in shown.text
+    hosts = " ".join(shown.outside_requests)
+    assert "www.googletagmanager.com" in hosts and "cdn.example.org" in hosts
