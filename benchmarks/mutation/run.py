@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import json
 import os
 import queue
@@ -77,12 +78,6 @@ class Mutant:
     diff: str = ""
     why: str = ""  # for survivors: the explanation from equivalent.toml
 
-    @property
-    def ident(self) -> str:
-        """What the mutation changes, by content: it survives edits elsewhere in the module
-        (line numbers and cosmic-ray's occurrence counters move; this does not)."""
-        return f"{self.module}|{self.definition}|{self.operator}|{self.source_line}|{self.col}"
-
 
 def keyed(rows: list) -> dict[str, object]:
     """Mutants (or recorded rows) by ident plus their rank among identical ones, in line order."""
@@ -100,6 +95,9 @@ def _get(row, name: str):
 
 
 def _ident(row) -> str:
+    """What a mutation changes, by content: module, function, operator, line text, column. It
+    survives edits elsewhere in the module (line numbers and cosmic-ray's occurrence counters move;
+    this does not)."""
     return "|".join(
         str(_get(row, n)) for n in ("module", "definition", "operator", "source_line", "col")
     )
@@ -326,8 +324,6 @@ def judge(mutant: Mutant, target: Target, copy: Path, timeouts: dict[str, float]
         if mutated is None:
             mutant.status = NO_CHANGE
             return
-        import difflib
-
         mutant.diff = "\n".join(
             difflib.unified_diff(
                 original.splitlines(),
