@@ -46,6 +46,7 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=30.0,
         help="seconds to wait for any answer of the target (default 30)",
     )
+    _adapter_argument(parser)
     parser.add_argument(
         "--game",
         choices=("sicbo", "xocdia", "all"),
@@ -105,19 +106,36 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return parser
 
 
+def _adapter_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--adapter",
+        metavar="NAME|PATH",
+        default=os.environ.get("LIVECERT_ADAPTER"),
+        help="how to talk to the target (env LIVECERT_ADAPTER): 'canonical' (the "
+        "certification contract, default), a mapping file (.yaml) for a vendor-shaped API "
+        "(docs/mapping.md), or a plugin registered in the 'livecert.adapters' entry points",
+    )
+
+
+def _uses_contract(args: argparse.Namespace) -> bool:
+    return not args.adapter or args.adapter == "canonical"
+
+
 def _run_certify(args: argparse.Namespace) -> int:
     from livecert.certify.runner import CertifyError, CertifyOptions, certify, summary_lines
     from livecert.contract import CONTRACT_CLAUSES
     from livecert.rules import load_catalogue
 
-    if args.target_url and (args.reference_fault or args.reference_without):
+    drives_own_target = args.target_url or not _uses_contract(args)
+    if drives_own_target and (args.reference_fault or args.reference_without):
         print(
             "livecert certify: --reference-fault and --reference-without configure the "
-            "embedded reference server; they cannot be combined with --target-url. Drop one.",
+            "embedded reference server; they cannot be combined with --target-url or a "
+            "mapping/plugin --adapter. Drop one.",
             file=sys.stderr,
         )
         return 3
-    if args.target_url and not (args.operator_token and args.dealer_token):
+    if args.target_url and _uses_contract(args) and not (args.operator_token and args.dealer_token):
         print(
             "livecert certify: --target-url needs the target's credentials: pass "
             "--operator-token and --dealer-token (or set LIVECERT_OPERATOR_TOKEN and "
@@ -137,6 +155,7 @@ def _run_certify(args: argparse.Namespace) -> int:
         return 3
     options = CertifyOptions(
         target_url=args.target_url,
+        adapter=args.adapter,
         operator_token=args.operator_token,
         dealer_token=args.dealer_token,
         timeout=args.timeout,

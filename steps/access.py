@@ -13,7 +13,8 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from fixtures.scene import Scene
-from livecert.adapters import HttpAdapter, PlayerHandle, Refused
+from livecert.adapters import PlayerHandle, Refused, TargetAdapter
+from livecert.adapters.errors import Unsupported
 from livecert.harness.capabilities import missing_reason
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import paytable
@@ -49,9 +50,11 @@ def round_with_a_bet(scene: Scene, name: str) -> None:
     scene.place(paytable(scene.game).selections[0].label, Decimal("10.00"))
 
 
-def _acting(scene: Scene, who: str) -> tuple[HttpAdapter, PlayerHandle]:
+def _acting(scene: Scene, who: str) -> tuple[TargetAdapter, PlayerHandle]:
     """The adapter acting as `who`, and the player handle it bets and reads with."""
     adapter = scene.adapter
+    if not (hasattr(adapter, "as_role") and hasattr(adapter, "with_credential")):
+        raise Unsupported(f"act as {who}", "the adapter cannot send another role's credentials")
     if who in ("the operator", "the dealer"):
         return adapter.as_role(who.split()[1]), scene.player()
     if who == "the player":
@@ -64,15 +67,15 @@ def _acting(scene: Scene, who: str) -> tuple[HttpAdapter, PlayerHandle]:
     return adapter.with_credential(handle.token), handle
 
 
-def _actions(scene: Scene) -> dict[str, Callable[[HttpAdapter, PlayerHandle], object]]:
+def _actions(scene: Scene) -> dict[str, Callable[[TargetAdapter, PlayerHandle], object]]:
     game, round_id = scene.game, scene.round.round_id
     code = paytable(game).selections[0].code
 
-    def enter_result(a: HttpAdapter, _: PlayerHandle) -> object:
+    def enter_result(a: TargetAdapter, _: PlayerHandle) -> object:
         scene.close_betting()
         return a.enter_result(round_id, DEFAULT_RESULT[game])
 
-    def see_bets(a: HttpAdapter, handle: PlayerHandle) -> object:
+    def see_bets(a: TargetAdapter, handle: PlayerHandle) -> object:
         seen = {b.bet_id for b in a.get_round(round_id, handle).bets}
         if scene.bets[0].view.bet_id not in seen:
             raise Refused("see the player's bets", 200, "HIDDEN", "the player's bet is not shown")

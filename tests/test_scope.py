@@ -59,3 +59,17 @@ def test_the_fault_list_names_real_clauses_one_fault_per_line() -> None:
     for name, clauses in faults.items():
         assert re.fullmatch(r"[a-z0-9-]+", name), name
         assert set(clauses) <= set(load_catalogue()) | set(CONTRACT_CLAUSES), (name, clauses)
+
+
+SCENARIO = re.compile(r"^\s*Scenario(?: Outline)?:\s*(.+?)\s*$", re.MULTILINE)
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "features").glob("*/*.feature")), ids=lambda p: p.name
+)
+def test_no_two_scenarios_of_a_feature_share_a_name(path: Path) -> None:
+    """pytest-bdd keys a feature's scenarios by name: a second scenario of the same name would
+    silently replace the first, and its Examples would never run (it happened once)."""
+    names = SCENARIO.findall(path.read_text(encoding="utf-8"))
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    assert not repeated, f"{path.name}: scenarios sharing a name (one would never run): {repeated}"

@@ -104,7 +104,7 @@ Feature: Bad input is refused with a reason and changes nothing
   Rule: a slip the device garbles is refused
 
     @REG-INPUT-01
-    Scenario Outline: At a <game> table, <what>
+    Scenario Outline: At a <game> table, a malformed slip: <what>
       Given the player holds a bet of 10.00 on Big in an open round
       When <what>
       Then it is refused with a reason and nothing moves

@@ -34,3 +34,14 @@ class Refused(AdapterError):
         self.status = status
         self.code = code
         self.message = message
+
+
+class Unsupported(AdapterError):
+    """The adapter cannot express this action on its target (a mapping without the operation, a
+    selection the vendor does not offer, a stake its money format cannot write). The scenario is
+    not testable there: it is skipped with this reason, and its clauses are never passed by it."""
+
+    def __init__(self, operation: str, reason: str) -> None:
+        super().__init__(f"not testable through this adapter: {operation}: {reason}")
+        self.operation = operation
+        self.reason = reason

@@ -28,9 +28,13 @@ class Exchange:
     elapsed_ms: float
     error: str | None = None
     idempotency_key: str | None = None
+    headers: dict[str, str] | None = None  # sent headers, secrets masked (mapping adapters)
+    content_type: str | None = None
 
     def as_curl(self) -> str:
         """The exchange as a curl command; the token comes from the role's variable."""
+        if self.headers is not None:
+            return self._curl_with_headers()
         variable = {"operator": "LIVECERT_OPERATOR_TOKEN", "dealer": "LIVECERT_DEALER_TOKEN"}.get(
             self.role, "PLAYER_TOKEN"
         )
@@ -46,6 +50,16 @@ class Exchange:
                 "--data",
                 shlex.quote(self.request_body),
             ]
+        return " ".join(parts)
+
+    def _curl_with_headers(self) -> str:
+        """A mapping adapter's exchange: its own headers (secrets as $VARIABLES) and body."""
+        parts = ["curl", "-sS", "-X", self.method, shlex.quote(self.url)]
+        for name, value in (self.headers or {}).items():
+            parts += ["-H", f'"{name}: {value}"']
+        if self.request_body is not None:
+            parts += ["-H", shlex.quote(f"Content-Type: {self.content_type}")]
+            parts += ["--data", shlex.quote(self.request_body)]
         return " ".join(parts)
 
     def as_dict(self) -> dict:

@@ -64,6 +64,21 @@ def _never_sent(error: requests.RequestException) -> bool:
     return False
 
 
+def describe_error(
+    error: requests.RequestException, base_url: str, timeout: tuple[float, float]
+) -> str:
+    """What went wrong on the wire, in words a lab can act on."""
+    if isinstance(error, requests.ConnectTimeout):
+        return f"no connection within {timeout[0]:g} s to {base_url}"
+    if isinstance(error, requests.ReadTimeout):
+        return f"no answer within {timeout[1]:g} s"
+    if isinstance(error, requests.ConnectionError):
+        if _never_sent(error):
+            return f"cannot connect to {base_url} (is the server running?)"
+        return f"the connection to {base_url} broke: {type(error).__name__}"
+    return f"{type(error).__name__}: {error}"
+
+
 class HttpAdapter:
     """Drives a target that serves the certification contract."""
 
@@ -205,15 +220,7 @@ class HttpAdapter:
         return parsed
 
     def _describe(self, error: requests.RequestException) -> str:
-        if isinstance(error, requests.ConnectTimeout):
-            return f"no connection within {self.timeout[0]:g} s to {self.base_url}"
-        if isinstance(error, requests.ReadTimeout):
-            return f"no answer within {self.timeout[1]:g} s"
-        if isinstance(error, requests.ConnectionError):
-            if _never_sent(error):
-                return f"cannot connect to {self.base_url} (is the server running?)"
-            return f"the connection to {self.base_url} broke: {type(error).__name__}"
-        return f"{type(error).__name__}: {error}"
+        return describe_error(error, self.base_url, self.timeout)
 
     def close(self) -> None:
         self._session.close()

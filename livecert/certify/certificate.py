@@ -39,8 +39,14 @@ CONTRACT_SECTION = "contract"  # the harness's own clauses (livecert/contract/cl
 
 
 def _clause_statuses(
-    scenarios: list[dict], in_scope: list[str], sections: tuple[str, ...], unselected: set[str]
+    scenarios: list[dict],
+    in_scope: list[str],
+    sections: tuple[str, ...],
+    unselected: set[str],
+    contract_reason: str | None = None,
 ) -> dict[str, dict[str, Any]]:
+    """Every clause's status; `contract_reason` says why the contract clauses do not apply
+    (a run through a mapping or plugin adapter), else they are tallied from the exchanges."""
     catalogue = load_catalogue()
     tally: dict[str, dict[str, Any]] = defaultdict(
         lambda: {
@@ -77,7 +83,8 @@ def _clause_statuses(
                 entry["skipped"].append(s.get("skip_reason") or s["name"])
             else:
                 entry["errors"].append(f"{s['name']}: {s.get('message')}")
-    _tally_contract(scenarios, tally)
+    if contract_reason is None:
+        _tally_contract(scenarios, tally)
     statuses: dict[str, dict[str, Any]] = {}
     rows = [
         *((cid, c.section, c.text, c.line) for cid, c in catalogue.items()),
@@ -104,6 +111,8 @@ def _clause_statuses(
             row["status"] = "not-tested"
             if clause_id in NOT_CERTIFIABLE:
                 row["reason"] = NOT_CERTIFIABLE[clause_id]
+            elif contract_reason and clause_id in CONTRACT_CLAUSES:
+                row["reason"] = contract_reason
             elif clause_id in unselected:
                 row["reason"] = "not selected for this run (--clauses)"
             elif clause_id not in in_scope:
@@ -211,10 +220,20 @@ def build_certificate(
         for s in scenarios
         if s["outcome"] == "error" and not s.get("target_error")
     ]
-    in_scope = clauses_in_scope(games)
+    adapter = target.get("adapter") or {"kind": "canonical", "name": "canonical"}
+    contract_reason = None
+    if adapter["kind"] != "canonical":
+        contract_reason = (
+            f"the target was driven through the {adapter['kind']} adapter {adapter['name']!r}: "
+            "it does not speak the certification contract, so its answers were not validated "
+            "against it"
+        )
+    in_scope = clauses_in_scope(games, contract=contract_reason is None)
     unselected = {c for c in in_scope if selected and c not in selected}
     in_scope = [c for c in in_scope if c not in unselected]
-    statuses = _clause_statuses(scenarios, in_scope, sections_for(games), unselected)
+    statuses = _clause_statuses(
+        scenarios, in_scope, sections_for(games), unselected, contract_reason
+    )
     failed = [c for c, row in statuses.items() if row["status"] == "failed"]
     untested = [
         c for c in in_scope if statuses.get(c, {}).get("status") != "passed" and c not in failed

@@ -31,6 +31,7 @@ class CertifyError(RuntimeError):
 @dataclass
 class CertifyOptions:
     target_url: str | None = None
+    adapter: str | None = None  # canonical, a mapping file, or a plugin name
     operator_token: str | None = None
     dealer_token: str | None = None
     timeout: float = 30.0
@@ -104,6 +105,11 @@ def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[st
     ]
     if options.target_url:
         command.append(f"--target-url={options.target_url}")
+    if options.adapter:
+        adapter = options.adapter
+        if adapter.endswith((".yaml", ".yml")):
+            adapter = str(Path(adapter).resolve())  # pytest runs in the checkout
+        command.append(f"--adapter={adapter}")
     for fault in options.reference_faults:
         command.append(f"--reference-fault={fault}")
     if options.reference_rounding:
@@ -140,7 +146,10 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         )
     run = {
         "command": ["livecert", "certify", *sys.argv[2:]] if sys.argv[1:2] == ["certify"] else [],
-        "target_url": options.target_url or "(embedded reference server)",
+        "target_url": options.target_url
+        or ("(the adapter's own)" if options.adapter not in (None, "canonical") else None)
+        or "(embedded reference server)",
+        "adapter": options.adapter or "canonical",
         "pytest_exit_status": completed.returncode,
         "duration_seconds": round(elapsed, 1),
         "report_dir": str(folder),

@@ -44,10 +44,11 @@ NOT_CERTIFIABLE = {
 }
 
 
-def clauses_in_scope(games: tuple[str, ...]) -> list[str]:
-    """The game's rule clauses, then the contract clauses every scenario's exchanges prove."""
+def clauses_in_scope(games: tuple[str, ...], contract: bool = True) -> list[str]:
+    """The game's rule clauses, then the contract clauses every scenario's exchanges prove
+    (only when the run spoke the contract: the canonical adapter)."""
     rules = (c for g in games for c in IN_SCOPE[g])
-    return list(dict.fromkeys([*rules, *CONTRACT_CLAUSES]))
+    return list(dict.fromkeys([*rules, *(CONTRACT_CLAUSES if contract else ())]))
 
 
 def is_contract_clause(clause: str) -> bool:

@@ -1,0 +1,772 @@
+"""The mapping adapter: drives a vendor-shaped API as a mapping file describes it, no Python.
+
+Each adapter operation the steps call is one operation of the mapping file: a request rendered
+from templates (with optional requests before and after it), sent in the role's session, judged
+by the mapping's success predicate (not the HTTP status), and read back into the harness's model
+through the file's shapes, value tables, money format, selection table and outcome rules. Every
+request and answer is recorded as evidence, with secrets shown as the variables that hold them.
+"""
+
+import copy
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import requests
+
+from livecert.adapters.errors import CredentialsError, Refused, TargetError, Unsupported
+from livecert.adapters.evidence import Exchange, ExchangeRecorder, clip
+from livecert.adapters.http import CONNECT_RETRIES, DEFAULT_TIMEOUT, _never_sent, describe_error
+from livecert.adapters.mapping.document import MappingError, MappingFile
+from livecert.adapters.mapping.jsonpath import MISSING, parse, read
+from livecert.adapters.mapping.selections import NotOffered
+from livecert.adapters.mapping.template import BASIC_FILTERS, TemplateError, render
+from livecert.adapters.mapping.wire_money import MoneyFormat, WireMoneyError
+from livecert.adapters.model import (
+    BetRecord,
+    BetView,
+    PlayerHandle,
+    RecordRound,
+    RoundView,
+    TargetInfo,
+)
+
+DEALER_ACTIONS = {
+    "pause": "pause_round",
+    "resume": "resume_round",
+    "cancel": "cancel_round",
+    "void": "void_round",
+}
+_DECIMAL_MARK = "\x00decimal:"
+
+
+def _dump_json(value: Any) -> str:
+    """JSON text with Decimals written as exact numbers (never through float)."""
+
+    def mark(node: Any) -> Any:
+        if isinstance(node, Decimal):
+            return _DECIMAL_MARK + format(node, "f")
+        if isinstance(node, dict):
+            return {k: mark(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [mark(v) for v in node]
+        return node
+
+    text = json.dumps(mark(value), separators=(",", ":"))
+    while _DECIMAL_MARK in text:
+        start = text.index('"' + _DECIMAL_MARK)
+        end = text.index('"', start + 1)
+        text = text[:start] + text[start + 1 + len(_DECIMAL_MARK) : end] + text[end + 1 :]
+    return text
+
+
+def _form_value(value: Any) -> str:
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, dict | list):
+        return _dump_json(value)
+    return str(value)
+
+
+class MappingAdapter:
+    """A TargetAdapter for any HTTP API a mapping file describes."""
+
+    def __init__(
+        self,
+        mapping: MappingFile,
+        base_url: str | None = None,
+        timeout: tuple[float, float] = DEFAULT_TIMEOUT,
+        recorder: ExchangeRecorder | None = None,
+    ) -> None:
+        self.mapping = mapping
+        data = mapping.data
+        url = base_url or data.get("base_url")
+        if not url:
+            raise MappingError(mapping.source, ["base_url: missing, and no --target-url given"])
+        self.base_url = url.rstrip("/")
+        self.timeout = timeout
+        self.recorder = recorder or ExchangeRecorder()
+        declares = data["declares"]
+        money = dict(data.get("money", {}))
+        self.money = MoneyFormat(minor_unit=declares["minor_unit"], **money)
+        self._jars: dict[str, requests.Session] = {}
+        self._plain = self._new_session()
+        self._forced: tuple[str, str] | None = None  # ("role", name) or ("token", value)
+        self._logged_in: set[str] = set()
+        self._captured: dict[str, Any] = {}
+        self._round_games: dict[str, str] = {}
+        self._table_games: dict[str, str] = {}
+        self._entered: dict[str, tuple] = {}
+        self._player_tokens: set[str] = set()
+        self._filters = {
+            **BASIC_FILTERS,
+            "money": lambda v, _: None if v is None else self.money.write(Decimal(v)),
+        }
+
+    # -- sessions and credentials --------------------------------------------------------------
+
+    def _new_session(self) -> requests.Session:
+        session = requests.Session()
+        session.trust_env = False
+        session.proxies.update(requests.utils.get_environ_proxies(self.base_url))
+        session.headers.update({"User-Agent": "livecert-harness", "Accept": "application/json"})
+        return session
+
+    def _jar(self, name: str) -> requests.Session:
+        if name not in self._jars:
+            self._jars[name] = self._new_session()
+        return self._jars[name]
+
+    def _login(self, name: str) -> None:
+        spec = self.mapping.data["sessions"][name]
+        operation = f"log in as {name}"
+        jar = self._jar(name)
+        jar.cookies.clear()
+        response, exchange = self._http(
+            operation, name, jar, spec["login"], self._context({}), auth_headers={}
+        )
+        wanted = spec.get("logged_in", {})
+        cookie = wanted.get("cookie")
+        statuses = wanted.get("status")
+        problem = None
+        if statuses and response.status_code not in statuses:
+            problem = f"it answered {response.status_code}, not one of {statuses}"
+        elif cookie and cookie not in response.cookies and cookie not in jar.cookies:
+            problem = f"it set no {cookie} cookie"
+        elif response.status_code >= 400:
+            problem = f"it answered {response.status_code}"
+        if problem:
+            raise CredentialsError(
+                operation,
+                f"the target did not accept the login ({problem}; it answered: "
+                f"{response.text[:200]!r}); check the variables the mapping's sessions.{name}."
+                "login uses",
+                f"{exchange.method} {exchange.url}",
+            )
+        if spec.get("secure_cookies_over_http"):
+            for item in jar.cookies:
+                item.secure = False  # a test lab over plain http: send the Secure cookie anyway
+        self._logged_in.add(name)
+
+    def info(self) -> TargetInfo:
+        declares = self.mapping.data["declares"]
+        implementation = dict(declares.get("implementation", {}))
+        if self.mapping.operation("info"):
+            fields = self._run("info", "read the implementation's identity", {})
+            implementation.update({k: str(v) for k, v in fields.items() if v is not None})
+        return TargetInfo(
+            name=implementation.get("name", self.mapping.name),
+            version=implementation.get("version", "unknown"),
+            contract_version="mapping:" + self.mapping.sha256[:12],
+            games=tuple(declares["games"]),
+            currency=declares["currency"],
+            minor_unit=declares["minor_unit"],
+            rounding=declares["rounding"],
+            max_rtp={g: Decimal(v) for g, v in declares["max_rtp"].items()},
+            capabilities=tuple(declares.get("capabilities", [])),
+        )
+
+    def check_credentials(self) -> None:
+        """Log in every session the roles use; CredentialsError names the one refused."""
+        roles = self.mapping.data.get("roles", {})
+        for role in ("operator", "dealer", "player", "anonymous"):
+            name = roles.get(role, {}).get("session")
+            if name and name not in self._logged_in:
+                self._login(name)
+
+    def as_role(self, role: str) -> "MappingAdapter":
+        """This adapter sending `role`'s credentials for every call (access checks)."""
+        clone = copy.copy(self)
+        clone._forced = ("role", role)
+        return clone
+
+    def with_credential(self, token: str) -> "MappingAdapter":
+        """This adapter sending `token` as the player credential for every call, and no session;
+        "" sends no credential at all."""
+        clone = copy.copy(self)
+        clone._forced = ("token", token)
+        return clone
+
+    def close(self) -> None:
+        for jar in self._jars.values():
+            jar.close()
+        self._plain.close()
+
+    # -- rendering and sending -----------------------------------------------------------------
+
+    def _context(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {"vars": self.mapping.variables, "captured": self._captured, **values}
+
+    def _auth(self, role: str, context: dict) -> tuple[requests.Session, dict, str | None]:
+        """The session (cookie jar), headers and login-session name a call is sent with."""
+        roles = self.mapping.data.get("roles", {})
+        if self._forced and self._forced[0] == "token":
+            token = self._forced[1]
+            if not token:
+                return self._plain, {}, None
+            spec = roles.get("player", {})
+            headers = render(
+                spec.get("headers", {}),
+                {**context, "player": {"token": token, "player_id": ""}},
+                self._filters,
+            )
+            return self._plain, headers, None
+        if self._forced:
+            role = self._forced[1]
+        spec = roles.get(role, {})
+        name = spec.get("session")
+        session = self._jar(name) if name else self._plain
+        if name and name not in self._logged_in and not self._forced:
+            self._login(name)
+        headers = render(spec.get("headers", {}), context, self._filters) if spec else {}
+        if self._forced and "player" not in context:
+            headers = {}
+        return session, headers, name
+
+    def _masked(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        for name, value in self.mapping.variables.items():
+            if value:
+                env = self.mapping.data["variables"][name]["env"]
+                text = text.replace(value, "$" + env)
+                text = text.replace(quote(value, safe=""), "$" + env)
+        for token in self._player_tokens:
+            text = text.replace(token, "$PLAYER_TOKEN")
+        return text
+
+    def _http(
+        self,
+        operation: str,
+        role: str,
+        session: requests.Session,
+        spec: dict,
+        context: dict,
+        auth_headers: dict,
+        resend_safe: bool = True,
+    ) -> tuple[requests.Response, Exchange]:
+        try:
+            path = render(spec["path"], context, self._filters)
+            query = render(spec.get("query", {}), context, self._filters)
+            headers = {**auth_headers, **render(spec.get("headers", {}), context, self._filters)}
+            body, content_type = None, None
+            if "json" in spec:
+                body, content_type = (
+                    _dump_json(render(spec["json"], context, self._filters)),
+                    ("application/json"),
+                )
+            elif "form" in spec:
+                form = render(spec["form"], context, self._filters)
+                body = urlencode({k: _form_value(v) for k, v in form.items()})
+                content_type = "application/x-www-form-urlencoded"
+        except (TemplateError, WireMoneyError, TypeError, ValueError) as error:
+            raise MappingError(self.mapping.source, [f"{operation}: {error}"]) from None
+        headers = {k: _form_value(v) for k, v in headers.items()}
+        if content_type:
+            headers["Content-Type"] = content_type
+        url = self.base_url + path
+        if query:
+            url += "?" + urlencode({k: _form_value(v) for k, v in query.items()})
+        jar_cookies = "; ".join(f"{c.name}=$SESSION_{role.upper()}" for c in session.cookies)
+        shown = {k: self._masked(v) or "" for k, v in headers.items() if k != "Content-Type"}
+        if jar_cookies:
+            shown["Cookie"] = jar_cookies
+        attempt = 0
+        while True:
+            attempt += 1
+            exchange = Exchange(
+                self.recorder.next_seq(),
+                operation,
+                role,
+                spec["method"],
+                url,
+                self._masked(body),
+                None,
+                None,
+                0.0,
+                headers=shown,
+                content_type=content_type,
+            )
+            started = time.perf_counter()
+            try:
+                response = session.request(
+                    spec["method"],
+                    url,
+                    data=body.encode() if body is not None else None,
+                    headers=headers,
+                    timeout=self.timeout,
+                    allow_redirects=False,
+                )
+            except requests.RequestException as error:
+                exchange.elapsed_ms = (time.perf_counter() - started) * 1000
+                exchange.error = self._describe(error)
+                self.recorder.add(exchange)
+                if attempt <= CONNECT_RETRIES and (
+                    _never_sent(error)
+                    or (resend_safe and isinstance(error, requests.ConnectionError))
+                ):
+                    time.sleep(0.2 * attempt)
+                    continue
+                raise TargetError(operation, exchange.error, f"{spec['method']} {url}") from None
+            break
+        exchange.elapsed_ms = (time.perf_counter() - started) * 1000
+        exchange.status, exchange.response_body = response.status_code, clip(response.text)
+        self.recorder.add(exchange)
+        return response, exchange
+
+    def _describe(self, error: requests.RequestException) -> str:
+        return describe_error(error, self.base_url, self.timeout)
+
+    def _expired(self, session_name: str | None, response: requests.Response) -> bool:
+        """True when the answer is the session's "log in again" (any session's, when the call
+        was sent without one: an access check)."""
+        sessions = self.mapping.data.get("sessions", {})
+        names = [session_name] if session_name else list(sessions)
+        for name in names:
+            rule = sessions[name].get("expired")
+            if not rule or response.status_code not in rule.get("status", [401]):
+                continue
+            needle = rule.get("location_contains")
+            if not needle or needle in response.headers.get("location", ""):
+                return True
+        return False
+
+    def _responses(self, spec: dict) -> dict:
+        merged = dict(self.mapping.data.get("responses", {}))
+        merged.update(spec.get("responses", {}))
+        return merged
+
+    def _judge(self, operation: str, spec: dict, response: requests.Response, exchange: Exchange):
+        """The answer's data root, or Refused / TargetError as the mapping defines them."""
+        where = f"{exchange.method} {exchange.url}"
+        status = response.status_code
+        if status >= 500:
+            raise TargetError(operation, f"answered {status}: {response.text[:300]!r}", where)
+        if 300 <= status < 400:
+            raise TargetError(
+                operation,
+                f"answered {status}, redirecting to {response.headers.get('location')!r}",
+                where,
+            )
+        try:
+            body = json.loads(response.text, parse_float=Decimal)
+        except ValueError:
+            raise TargetError(
+                operation,
+                f"answered {status} with a body that is not JSON: {response.text[:300]!r}",
+                where,
+            ) from None
+        rules = self._responses(spec)
+        success = rules.get("success", {})
+        ok = 200 <= status < 300
+        if "status" in success:
+            ok = status in success["status"]
+        if ok and "path" in success:
+            value = read(body, parse(success["path"])[1])
+            if "equals" in success:
+                ok = value == success["equals"]
+            if "in" in success:
+                ok = value in success["in"]
+        if not ok:
+            error = rules.get("error", {})
+            code = read(body, parse(error["code"])[1]) if "code" in error else None
+            message = read(body, parse(error["message"])[1]) if "message" in error else None
+            if message is MISSING or message is None:
+                message = response.text[:300]
+            if status < 400 and not success:
+                raise TargetError(operation, f"answered {status}", where)
+            raise Refused(
+                operation,
+                status,
+                str(code if code not in (None, MISSING) else status),
+                str(message),
+            )
+        root = rules.get("data")
+        if root:
+            data = read(body, parse(root)[1])
+            if data is MISSING:
+                raise TargetError(
+                    operation, f"the answer has no {root}: {response.text[:300]!r}", where
+                )
+            return body, data
+        return body, body
+
+    def _step(self, operation: str, spec: dict, role: str, context: dict, resend_safe: bool):
+        """Send one request of an operation, logging in again once if the session expired."""
+        for attempt in (1, 2):
+            session, headers, session_name = self._auth(role, context)
+            response, exchange = self._http(
+                operation, role, session, spec["request"], context, headers, resend_safe
+            )
+            if self._expired(session_name, response):
+                if self._forced or session_name is None:
+                    raise Refused(
+                        operation,
+                        response.status_code,
+                        "LOGIN_REQUIRED",
+                        "the target sent the call to its login page",
+                    )
+                if attempt == 1:
+                    self._login(session_name)
+                    continue
+                raise TargetError(
+                    operation,
+                    "the target sent the run back to its login page right after it logged in "
+                    f"again as {session_name}: its session changed under the run",
+                    f"{exchange.method} {exchange.url}",
+                )
+            break
+        body, data = self._judge(operation, spec, response, exchange)
+        for name, path in spec.get("capture", {}).items():
+            absolute, steps = parse(path)
+            value = read(body if absolute else data, steps)
+            if value is not MISSING:
+                self._captured[name] = value
+                context["captured"] = self._captured
+        return data
+
+    def _run(self, name: str, operation: str, values: dict[str, Any]) -> Any:
+        """Perform the mapping's operation `name`; answer its fields or its shape."""
+        spec = self.mapping.operation(name)
+        if spec is None:
+            raise Unsupported(operation, f"the mapping has no operation {name}")
+        context = self._context(values)
+        role = spec.get("role", "anonymous")
+        for extra in spec.get("before", []):
+            self._step(operation, extra, extra.get("role", role), context, False)
+        data = self._step(operation, spec, role, context, spec.get("resend_safe", True))
+        for extra in spec.get("then", []):
+            self._step(operation, extra, extra.get("role", role), context, False)
+        return self._answer(name, spec, data, values)
+
+    # -- reading answers -----------------------------------------------------------------------
+
+    def _answer(self, name: str, spec: dict, data: Any, values: dict) -> Any:
+        answer = spec.get("answer", {})
+        node = data
+        if "from" in answer:
+            node = read(data, parse(answer["from"])[1])
+        ctx = {"game": values.get("game"), "round_id": values.get("round_id")}
+        if "shape" in answer:
+            return self._shape(answer["shape"], node, ctx)
+        return {k: self._field(f, node, ctx, k) for k, f in answer.get("fields", {}).items()}
+
+    def _shape(self, name: str, node: Any, ctx: dict) -> dict:
+        if not isinstance(node, dict):
+            raise TargetError(f"read a {name}", f"expected an object, the target sent {node!r}")
+        fields = self.mapping.data["shapes"][name]
+        out: dict[str, Any] = {}
+        ctx = dict(ctx)
+        for key in ("game", "round_id"):  # read first: selections and results depend on them
+            if key in fields:
+                out[key] = self._field(fields[key], node, ctx, key)
+                ctx[key] = out[key]
+        if ctx.get("round_id") and not ctx.get("game"):
+            ctx["game"] = self._round_games.get(ctx["round_id"])
+        for key, spec in fields.items():
+            if key not in out:
+                out[key] = self._field(spec, node, ctx, key)
+        return out
+
+    def _field(self, spec: Any, node: Any, ctx: dict, key: str) -> Any:
+        if isinstance(spec, str):
+            spec = {"path": spec}
+        if spec.get("as") == "result":
+            return self._result(spec, node, ctx)
+        value = read(node, parse(spec["path"])[1]) if "path" in spec else MISSING
+        if value is MISSING or value is None:
+            return spec.get("default")
+        table = spec.get("values")
+        if isinstance(table, str):
+            table = self.mapping.data["values"][table]
+        if table is not None:
+            value = table.get(str(value), value)
+        if "shape" in spec:
+            if isinstance(value, list):
+                return [self._shape(spec["shape"], item, ctx) for item in value]
+            return self._shape(spec["shape"], value, ctx)
+        kind = spec.get("as")
+        try:
+            if kind == "money":
+                fmt = self.money
+                if "money" in spec:
+                    fmt = MoneyFormat(**{**self.money.__dict__, **spec["money"]})
+                return fmt.read(value)
+        except WireMoneyError as error:
+            raise TargetError(f"read {key}", str(error)) from None
+        if kind == "selection":
+            game = ctx.get("game")
+            table = self.mapping.selections.get(game) if game else None
+            return table.from_vendor(value) if table else value
+        if kind == "int":
+            return int(value)
+        if kind == "str":
+            return str(value)
+        return value
+
+    def _result(self, spec: dict, node: Any, ctx: dict) -> dict | None:
+        """The vendor's result as the harness's: dice in the order entered when the vendor sorts
+        them (and they are the same dice), tokens as r/w, totals and counts."""
+        outcomes = self.mapping.data.get("outcomes", {})
+        game = ctx.get("game")
+        if game == "sicbo":
+            raw = read(node, parse(spec["dice"])[1]) if "dice" in spec else MISSING
+            if raw in (MISSING, None):
+                return None
+            dice = self._dice(raw)
+            entered = self._entered.get(ctx.get("round_id") or "")
+            if (
+                outcomes.get("dice_order") == "sorted"
+                and entered
+                and sorted(entered) == sorted(dice)
+            ):
+                dice = list(entered)
+            total = read(node, parse(spec["total"])[1]) if "total" in spec else MISSING
+            return {"dice": dice, "total": sum(dice) if total is MISSING else total}
+        raw = read(node, parse(spec["tokens"])[1]) if "tokens" in spec else MISSING
+        if raw in (MISSING, None):
+            return None
+        red, white = outcomes.get("red", "r"), outcomes.get("white", "w")
+        symbols = list(raw) if isinstance(raw, str) else [str(t) for t in raw]
+        tokens = ["r" if s == red else "w" if s == white else s for s in symbols]
+        return {"tokens": tokens, "red": tokens.count("r"), "white": tokens.count("w")}
+
+    @staticmethod
+    def _dice(raw: Any) -> list:
+        if isinstance(raw, str):
+            parts = [p for p in raw.replace("-", ",").replace(" ", ",").split(",") if p]
+            if len(parts) == 1 and len(parts[0]) == 3:
+                parts = list(parts[0])
+            return [int(p) if p.isdigit() else p for p in parts]
+        return list(raw)
+
+    def _bet(self, fields: dict) -> BetView:
+        stake, outcome = fields.get("stake"), fields.get("outcome")
+        win, returned = fields.get("win"), fields.get("returned")
+        net = fields.get("net")
+        if net is not None and returned is None and stake is not None:
+            returned = stake + net
+        if returned is None and win is not None and stake is not None:
+            returned = {"win": stake + win, "refund": stake, "lose": Decimal(0)}.get(outcome)
+        if win is None and returned is not None and stake is not None:
+            win = returned - stake if outcome == "win" else Decimal(0)
+        return BetView(
+            bet_id=str(fields.get("bet_id")),
+            round_id=str(fields.get("round_id")),
+            player_id=str(fields.get("player_id")),
+            selection=fields.get("selection"),
+            stake=stake,
+            status=fields.get("status"),
+            outcome=outcome,
+            win=win,
+            returned=returned,
+        )
+
+    def _round(self, fields: dict) -> RoundView:
+        round_id = str(fields.get("round_id"))
+        if fields.get("game"):
+            self._round_games[round_id] = fields["game"]
+        return RoundView(
+            round_id=round_id,
+            table_id=str(fields.get("table_id")),
+            game=fields.get("game") or self._round_games.get(round_id, ""),
+            state=fields.get("state"),
+            result=fields.get("result"),
+            bets=tuple(self._bet(b) for b in fields.get("bets") or []),
+            events=tuple(fields.get("events") or []),
+            opened_at=fields.get("opened_at"),
+            betting_ends_at=fields.get("betting_ends_at"),
+        )
+
+    def _round_op(self, name: str, operation: str, values: dict) -> RoundView:
+        shown = self._round(self._run(name, operation, values))
+        poll = (self.mapping.operation(name) or {}).get("poll")
+        if poll:
+            shown = self._poll(poll, shown, values)
+        return shown
+
+    def _poll(self, poll: dict, shown: RoundView, values: dict) -> RoundView:
+        """Read the round again until it leaves a transitional state (or reaches one)."""
+        interval = poll.get("interval_ms", 50) / 1000
+        deadline = time.monotonic() + poll.get("timeout_ms", 10_000) / 1000
+        operation = poll.get("operation", "get_round")
+
+        def waiting(view: RoundView) -> bool:
+            if any(getattr(view, k) in v for k, v in poll.get("while", {}).items()):
+                return True
+            return any(getattr(view, k) not in v for k, v in poll.get("until", {}).items())
+
+        while waiting(shown):
+            if time.monotonic() > deadline:
+                raise TargetError(
+                    "wait for the round",
+                    f"round {shown.round_id} stayed {shown.state!r} for "
+                    f"{poll.get('timeout_ms', 10_000)} ms",
+                )
+            time.sleep(interval)
+            shown = self._round(self._run(operation, "read the round", values))
+        return shown
+
+    # -- the adapter operations ----------------------------------------------------------------
+
+    def create_player(self, balance: Decimal) -> PlayerHandle:
+        fields = self._run(
+            "create_player", "create a test player", {"balance": self._write(balance)}
+        )
+        token = str(fields.get("token") or "")
+        if token:
+            self._player_tokens.add(token)
+        return PlayerHandle(str(fields["player_id"]), token)
+
+    def _write(self, amount: Decimal | str) -> Any:
+        if isinstance(amount, str):
+            return amount  # sent as written (refusal checks)
+        try:
+            return self.money.write(amount)
+        except WireMoneyError as error:
+            raise Unsupported("write an amount", f"{error} in this API's money format") from None
+
+    def create_table(self, game: str) -> str:
+        fields = self._run("create_table", f"create a {game} table", {"game": game})
+        table_id = str(fields["table_id"])
+        self._table_games[table_id] = game
+        return table_id
+
+    def open_round(self, table_id: str, countdown_ms: int | None = None) -> RoundView:
+        values = {
+            "table_id": table_id,
+            "countdown_ms": countdown_ms,
+            "game": self._table_games.get(table_id),
+        }
+        return self._round_op("open_round", "open a round", values)
+
+    def _round_values(self, round_id: str, **more: Any) -> dict:
+        return {"round_id": round_id, "game": self._round_games.get(round_id), **more}
+
+    def close_betting(self, round_id: str) -> RoundView:
+        return self._round_op("close_betting", "close betting", self._round_values(round_id))
+
+    def record_reshake(self, round_id: str, reason: str) -> RoundView:
+        values = self._round_values(round_id, reason=reason)
+        return self._round_op("record_reshake", "record a re-shake", values)
+
+    def record_event(self, round_id: str, event: str) -> RoundView:
+        values = self._round_values(round_id, event=event)
+        return self._round_op("record_event", f"record the dealer event {event}", values)
+
+    def dealer_action(self, round_id: str, action: str, reason: str | None = None) -> RoundView:
+        name = DEALER_ACTIONS.get(action)
+        if name is None:
+            raise Unsupported(f"{action} the round", "no such dealer action")
+        values = self._round_values(round_id, reason=reason)
+        return self._round_op(name, f"{action} the round", values)
+
+    def enter_result(self, round_id: str, outcome: Sequence[int] | Sequence[str]) -> RoundView:
+        values = list(outcome)
+        outcomes = self.mapping.data.get("outcomes", {})
+        tokens = dice = None
+        if values and isinstance(values[0], str):
+            red, white = outcomes.get("red", "r"), outcomes.get("white", "w")
+            tokens = [red if t == "r" else white if t == "w" else t for t in values]
+        else:
+            dice = values
+        self._entered[round_id] = tuple(values)
+        context = self._round_values(round_id, dice=dice, tokens=tokens, outcome=values)
+        return self._round_op("enter_result", "enter the result", context)
+
+    def place_bets(
+        self,
+        player: PlayerHandle,
+        round_id: str,
+        bets: Sequence[tuple[str, Decimal | str]],
+        idempotency_key: str | None = None,
+    ) -> list[BetView]:
+        game = self._round_games.get(round_id)
+        table = self.mapping.selections.get(game) if game else None
+        wire = []
+        for code, stake in bets:
+            try:
+                vendor_code = table.to_vendor(code) if table else code
+            except NotOffered as missing:
+                raise Unsupported(f"bet on {code}", str(missing)) from None
+            wire.append({"selection": vendor_code, "stake": self._write(stake), "code": code})
+        key = idempotency_key or f"livecert-{uuid.uuid4()}"
+        base = {"player": player, "round_id": round_id, "game": game, "idempotency_key": key}
+        batches = [wire] if "batch-bets" in self.capabilities else [[w] for w in wire]
+        if not batches:
+            raise Unsupported("place an empty slip", "the target takes one request per bet")
+        placed: list[BetView] = []
+        for batch in batches:
+            fields = self._run("place_bets", f"place {len(batch)} bet(s)", {**base, "bets": batch})
+            placed += [self._bet(b) for b in fields.get("bets") or []]
+        return placed
+
+    @property
+    def capabilities(self) -> tuple[str, ...]:
+        return tuple(self.mapping.data["declares"].get("capabilities", []))
+
+    def offers(self, game: str, code: str) -> bool:
+        """True unless the mapping marks the selection as not offered by the target."""
+        table = self.mapping.selections.get(game)
+        return table is None or table.offered(code)
+
+    def send_raw_slip(self, player: PlayerHandle, round_id: str, text: str, content_type: str):
+        raise Unsupported(
+            "place a raw bet slip", "a mapping adapter sends slips only in the vendor's format"
+        )
+
+    def get_round(self, round_id: str, player: PlayerHandle | None = None) -> RoundView:
+        name = (
+            "get_round_as_player"
+            if player and self.mapping.operation("get_round_as_player")
+            else "get_round"
+        )
+        return self._round(
+            self._run(name, "read the round", self._round_values(round_id, player=player))
+        )
+
+    def balance(self, player: PlayerHandle) -> Decimal:
+        fields = self._run("balance", "read the balance", {"player": player})
+        if not isinstance(fields.get("balance"), Decimal):
+            raise TargetError("read the balance", f"no amount in the answer: {fields!r}")
+        return fields["balance"]
+
+    def withdraw_bet(self, player: PlayerHandle, bet_id: str) -> None:
+        self._run("withdraw_bet", "withdraw a bet", {"player": player, "bet_id": bet_id})
+
+    def bet_record(self, player: PlayerHandle, round_id: str | None = None) -> BetRecord:
+        fields = self._run(
+            "bet_record", "read the bet record", {"player": player, "round_id": round_id}
+        )
+        rounds = tuple(
+            RecordRound(
+                round_id=str(r.get("round_id")),
+                game=r.get("game"),
+                state=r.get("state"),
+                result=r.get("result"),
+                staked=r.get("staked"),
+                returned=r.get("returned"),
+                balance_before=r.get("balance_before"),
+                balance_after=r.get("balance_after"),
+            )
+            for r in fields.get("rounds") or []
+        )
+        bets = tuple(self._bet(b) for b in fields.get("bets") or [])
+        return BetRecord(str(fields.get("player_id") or player.player_id), bets, rounds)
+
+    def connect(self, player: PlayerHandle) -> None:
+        self._run("connect", "reconnect the player", {"player": player})
+
+    def disconnect(self, player: PlayerHandle) -> None:
+        self._run("disconnect", "disconnect the player", {"player": player})
+
+    def statistics(self, table_id: str) -> list[dict]:
+        values = {"table_id": table_id, "game": self._table_games.get(table_id)}
+        fields = self._run("statistics", "read the statistics chart", values)
+        return list(fields.get("results") or [])

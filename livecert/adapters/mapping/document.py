@@ -1,0 +1,154 @@
+"""A mapping file, loaded and checked: the schema first, then what the schema cannot say
+(operations the declared capabilities need, shapes and value tables that are named but missing,
+paths and templates that cannot be parsed). Every problem is reported with where it is."""
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import fastjsonschema
+import yaml
+
+from livecert.adapters.mapping.jsonpath import PathError, parse
+from livecert.adapters.mapping.schema import MAPPING_SCHEMA
+from livecert.adapters.mapping.selections import SelectionTable
+
+REQUIRED_OPERATIONS = (
+    "create_player",
+    "create_table",
+    "open_round",
+    "close_betting",
+    "place_bets",
+    "enter_result",
+    "get_round",
+    "balance",
+)
+# what each capability needs the mapping to be able to do
+CAPABILITY_OPERATIONS = {
+    "pause": ("pause_round", "resume_round"),
+    "statistics": ("statistics",),
+    "disconnect": ("connect", "disconnect"),
+    "reshake": ("record_reshake", "record_event"),
+    "idempotency": ("place_bets",),
+    "batch-bets": ("place_bets",),
+}
+SHAPES = ("round", "bet", "record", "record_round", "chart_entry")
+
+
+class MappingError(ValueError):
+    """The mapping file cannot drive a target: it names where and what is wrong."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        listing = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"the mapping file {source} is not usable:\n{listing}")
+        self.source, self.problems = source, problems
+
+
+@dataclass
+class MappingFile:
+    """A checked mapping: the parsed document, where it came from, and its sha256."""
+
+    data: dict[str, Any]
+    source: str
+    sha256: str
+    selections: dict[str, SelectionTable] = field(default_factory=dict)
+    variables: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.data["name"]
+
+    def operation(self, name: str) -> dict[str, Any] | None:
+        return self.data["operations"].get(name)
+
+
+_validate = fastjsonschema.compile(MAPPING_SCHEMA)
+
+
+def _schema_problem(error: fastjsonschema.JsonSchemaValueException) -> str:
+    where = error.path[1:] if error.path and error.path[0] == "data" else error.path
+    location = ".".join(str(p) for p in where) or "(top level)"
+    message = error.message.replace(error.name, location) if error.name else error.message
+    return f"{location}: {message}"
+
+
+def _paths(node: Any, where: str, problems: list[str]) -> None:
+    """Every `path:` and bare-string field of the shapes must parse as a path."""
+    if isinstance(node, str):
+        try:
+            parse(node)
+        except PathError as error:
+            problems.append(f"{where}: {error}")
+    elif isinstance(node, dict):
+        if "path" in node:
+            _paths(node["path"], f"{where}.path", problems)
+        for key in ("dice", "total", "tokens"):
+            if key in node and isinstance(node[key], str):
+                _paths(node[key], f"{where}.{key}", problems)
+
+
+def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> MappingFile:
+    """Read, validate and check a mapping file; raise MappingError listing every problem."""
+    source = str(path)
+    environ = dict(os.environ) if environ is None else environ
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise MappingError(source, [f"cannot read it: {error.strerror}"]) from None
+    try:
+        data = yaml.safe_load(raw)
+    except yaml.YAMLError as error:
+        raise MappingError(source, [f"not valid YAML: {error}"]) from None
+    try:
+        _validate(data)
+    except fastjsonschema.JsonSchemaValueException as error:
+        raise MappingError(source, [_schema_problem(error)]) from None
+    problems: list[str] = []
+    operations = data["operations"]
+    for name in REQUIRED_OPERATIONS:
+        if name not in operations:
+            problems.append(f"operations.{name}: missing (every mapping needs it)")
+    for capability in data["declares"].get("capabilities", []):
+        for name in CAPABILITY_OPERATIONS[capability]:
+            if name not in operations:
+                problems.append(
+                    f"declares.capabilities: '{capability}' needs operations.{name}, which is "
+                    "missing"
+                )
+    shapes = data.get("shapes", {})
+    tables = data.get("values", {})
+    for op_name, op in operations.items():
+        answer = op.get("answer", {})
+        shape = answer.get("shape")
+        if shape and shape not in shapes:
+            problems.append(f"operations.{op_name}.answer.shape: no shape named {shape!r}")
+        sessions = data.get("sessions", {})
+        role = op.get("role", "anonymous")
+        auth = data.get("roles", {}).get(role, {})
+        if auth.get("session") and auth["session"] not in sessions:
+            problems.append(f"roles.{role}.session: no session named {auth['session']!r}")
+    for shape_name, fields in shapes.items():
+        for field_name, spec in fields.items():
+            where = f"shapes.{shape_name}.{field_name}"
+            _paths(spec, where, problems)
+            if isinstance(spec, dict):
+                if isinstance(spec.get("values"), str) and spec["values"] not in tables:
+                    problems.append(f"{where}.values: no value table named {spec['values']!r}")
+                if spec.get("shape") and spec["shape"] not in shapes:
+                    problems.append(f"{where}.shape: no shape named {spec['shape']!r}")
+    for game in data["declares"]["games"]:
+        if game not in data.get("selections", {}):
+            problems.append(f"selections.{game}: missing (the mapping declares {game})")
+    variables: dict[str, str] = {}
+    for name, spec in data.get("variables", {}).items():
+        value = environ.get(spec["env"], spec.get("default"))
+        if value is None:
+            problems.append(f"variables.{name}: the environment variable {spec['env']} is not set")
+        else:
+            variables[name] = value
+    if problems:
+        raise MappingError(source, problems)
+    selections = {g: SelectionTable(rows) for g, rows in data.get("selections", {}).items()}
+    return MappingFile(data, source, hashlib.sha256(raw).hexdigest(), selections, variables)

@@ -1,0 +1,48 @@
+"""The small JSONPath a mapping file uses to read answers: `$.a.b[0].c`, `a.b`, `$['odd key']`.
+
+A path starting with `$` reads from the whole answer; any other from the operation's data root.
+No filters or wildcards: a mapping names one value per field, and a list is mapped with `each`.
+"""
+
+import re
+from typing import Any
+
+_TOKEN = re.compile(r"\.([A-Za-z_][\w-]*)|\[(\d+)\]|\['([^']*)'\]|^([A-Za-z_][\w-]*)")
+MISSING = object()
+
+
+class PathError(ValueError):
+    """A path the mapping file wrote that this reader cannot parse."""
+
+
+def parse(path: str) -> tuple[bool, tuple[str | int, ...]]:
+    """(absolute, steps) of `path`; raises PathError on anything outside the grammar."""
+    absolute = path.startswith("$")
+    rest = path[1:] if absolute else path
+    steps: list[str | int] = []
+    position = 0
+    while position < len(rest):
+        found = _TOKEN.match(rest, position) if position or not absolute else None
+        if found is None and position == 0 and absolute:
+            found = _TOKEN.match(rest, 0)
+        if found is None or (found.group(4) and position):
+            raise PathError(f"cannot read the path {path!r} at {rest[position:]!r}")
+        name, index, quoted, first = found.groups()
+        steps.append(int(index) if index is not None else (name or quoted or first))
+        position = found.end()
+    return absolute, tuple(steps)
+
+
+def read(document: Any, steps: tuple[str | int, ...]) -> Any:
+    """The value at `steps`, or MISSING when any step is absent."""
+    here = document
+    for step in steps:
+        if isinstance(step, int):
+            if not isinstance(here, list) or step >= len(here):
+                return MISSING
+            here = here[step]
+        else:
+            if not isinstance(here, dict) or step not in here:
+                return MISSING
+            here = here[step]
+    return here

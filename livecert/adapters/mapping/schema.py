@@ -1,0 +1,259 @@
+"""The JSON Schema of a mapping file (version 1). `docs/mapping.md` explains every key."""
+
+from typing import Any
+
+_STR = {"type": "string"}
+_STRMAP = {"type": "object", "additionalProperties": {"type": ["string", "null"]}}
+_TEMPLATE: dict[str, Any] = {}  # any JSON value; placeholders are checked when rendered
+_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+_MONEY = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "scale": {"enum": ["units", "minor"]},
+        "format": {"enum": ["integer", "number", "string", "locale"]},
+        "thousands": _STR,
+        "decimal": _STR,
+    },
+}
+_REQUEST = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["method", "path"],
+    "properties": {
+        "method": {"enum": _METHODS},
+        "path": {"type": "string", "pattern": "^/"},
+        "query": {"type": "object"},
+        "headers": {"type": "object"},
+        "json": _TEMPLATE,
+        "form": {"type": "object"},
+    },
+    "not": {"required": ["json", "form"]},
+}
+_RESPONSES = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "data": _STR,
+        "success": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "path": _STR,
+                "equals": {},
+                "in": {"type": "array"},
+                "status": {"type": "array", "items": {"type": "integer"}},
+            },
+        },
+        "error": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["message"],
+            "properties": {"code": _STR, "message": _STR},
+        },
+    },
+}
+_FIELD = {
+    "oneOf": [
+        _STR,
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "path": _STR,
+                "values": {"oneOf": [_STR, _STRMAP]},
+                "as": {"enum": ["money", "selection", "int", "str", "list", "result"]},
+                "money": _MONEY,
+                "shape": _STR,
+                "default": {},
+                "dice": _STR,
+                "total": _STR,
+                "tokens": _STR,
+            },
+        },
+    ]
+}
+_POLL = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "operation": _STR,
+        "while": {"type": "object", "additionalProperties": {"type": "array"}},
+        "until": {"type": "object", "additionalProperties": {"type": "array"}},
+        "interval_ms": {"type": "integer", "minimum": 1},
+        "timeout_ms": {"type": "integer", "minimum": 1},
+    },
+}
+_STEP = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["request"],
+    "properties": {
+        "role": {"enum": ["operator", "dealer", "player", "anonymous"]},
+        "request": _REQUEST,
+        "capture": {"type": "object", "additionalProperties": _STR},
+        "responses": _RESPONSES,
+    },
+}
+_OPERATION = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["request"],
+    "properties": {
+        "role": {"enum": ["operator", "dealer", "player", "anonymous"]},
+        "request": _REQUEST,
+        "responses": _RESPONSES,
+        "answer": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "from": _STR,
+                "shape": _STR,
+                "fields": {"type": "object", "additionalProperties": _FIELD},
+            },
+        },
+        "capture": {"type": "object", "additionalProperties": _STR},
+        "then": {"type": "array", "items": _STEP},
+        "before": {"type": "array", "items": _STEP},
+        "poll": _POLL,
+        "resend_safe": {"type": "boolean"},
+    },
+}
+OPERATION_NAMES = [
+    "info",
+    "create_player",
+    "create_table",
+    "open_round",
+    "close_betting",
+    "place_bets",
+    "record_reshake",
+    "record_event",
+    "pause_round",
+    "resume_round",
+    "cancel_round",
+    "void_round",
+    "enter_result",
+    "get_round",
+    "get_round_as_player",
+    "balance",
+    "withdraw_bet",
+    "bet_record",
+    "connect",
+    "disconnect",
+    "statistics",
+]
+MAPPING_SCHEMA: dict[str, Any] = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["mapping", "name", "declares", "operations", "selections"],
+    "properties": {
+        "mapping": {"const": 1},
+        "name": _STR,
+        "base_url": {"type": "string", "pattern": "^https?://"},
+        "declares": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["games", "currency", "minor_unit", "rounding", "max_rtp"],
+            "properties": {
+                "implementation": {
+                    "type": "object",
+                    "properties": {"name": _STR, "version": _STR},
+                    "additionalProperties": False,
+                },
+                "games": {"type": "array", "items": {"enum": ["sicbo", "xocdia"]}, "minItems": 1},
+                "currency": {"type": "string", "pattern": "^[A-Z]{3}$"},
+                "minor_unit": {"type": "integer", "minimum": 0, "maximum": 4},
+                "rounding": {"enum": ["down", "up", "half-up", "half-even"]},
+                "max_rtp": {
+                    "type": "object",
+                    "additionalProperties": {"type": "string", "pattern": r"^\d+(\.\d+)?$"},
+                },
+                "capabilities": {
+                    "type": "array",
+                    "items": {
+                        "enum": [
+                            "pause",
+                            "statistics",
+                            "disconnect",
+                            "reshake",
+                            "idempotency",
+                            "batch-bets",
+                        ]
+                    },
+                },
+            },
+        },
+        "variables": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["env"],
+                "properties": {"env": _STR, "default": _STR, "secret": {"type": "boolean"}},
+            },
+        },
+        "sessions": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["login"],
+                "properties": {
+                    "login": _REQUEST,
+                    "logged_in": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "properties": {"cookie": _STR, "status": {"type": "array"}},
+                    },
+                    "secure_cookies_over_http": {"type": "boolean"},
+                    "expired": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "properties": {
+                            "status": {"type": "array", "items": {"type": "integer"}},
+                            "location_contains": _STR,
+                        },
+                    },
+                },
+            },
+        },
+        "roles": {
+            "type": "object",
+            "additionalProperties": False,
+            "patternProperties": {
+                "^(operator|dealer|player|anonymous)$": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {"session": _STR, "headers": {"type": "object"}},
+                }
+            },
+        },
+        "responses": _RESPONSES,
+        "money": _MONEY,
+        "outcomes": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "dice_order": {"enum": ["as-entered", "sorted"]},
+                "red": _STR,
+                "white": _STR,
+            },
+        },
+        "values": {"type": "object", "additionalProperties": _STRMAP},
+        "selections": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"sicbo": {"type": "object"}, "xocdia": {"type": "object"}},
+        },
+        "shapes": {
+            "type": "object",
+            "additionalProperties": {"type": "object", "additionalProperties": _FIELD},
+        },
+        "operations": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {name: _OPERATION for name in OPERATION_NAMES},
+        },
+    },
+}
