@@ -8,5 +8,6 @@ FAULTS = {
     "sum10-booked-as-sum11": "the code table books SUM10 as a bet on Total 11 (SB-PAY-08)",
     "two-two-takes-big-small": "Big and Small lose on two white two red instead of being "
     "returned (XD-PAY-09, XD-PAY-10)",
-    "wallet-drops-cents": "the wallet shows the credit without its cents (REG-BAL-01)",
+    "wallet-drops-cents": "the wallet shows the credit without its cents, so balances stop adding "
+    "up (REG-MONEY-01)",
 }

@@ -51,13 +51,16 @@ class SelftestReport:
         return clean_ok and all(r.detected and not r.false_alarms for r in self.runs)
 
 
-def livecert_command(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+def livecert_command(
+    *args: str, timeout: float = 900, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "livecert.cli", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
         check=False,
+        env=env,
     )
 
 

@@ -1,0 +1,69 @@
+"""A vendor-shaped server certified through a mapping file, no Python of its own (issue 7).
+
+examples/vendor_server speaks nothing of the certification contract: a PHP login form with a
+Secure session cookie that expires under the run, integer cents, its own bet codes, a
+form-encoded bet endpoint with the slip as JSON in one field, errors as HTTP 200 with
+`success: false`, the wallet as "1.234,56", sorted dice, tokens as 1/0, a close that completes on
+a later read. `examples/vendor_server/mapping.yaml` certifies it compliant; each of its own seeded
+faults makes the same certification fail on the clause it breaks.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+from cli_support import certify
+from vendor_support import MAPPING, ROOT, vendor_server
+
+
+def _certify(folder: Path, url: str, env: dict, *args: str) -> tuple[int, dict, str]:
+    return certify(
+        folder, "--adapter", str(MAPPING), "--target-url", url, "--no-html", *args, env=env
+    )
+
+
+def test_the_vendor_server_is_certified_compliant_through_its_mapping(tmp_path: Path) -> None:
+    with vendor_server(session_requests=150) as (url, env):
+        status, certificate, output = _certify(tmp_path / "report", url, env, "--game", "all")
+    assert (status, certificate["verdict"]) == (0, "compliant"), output[-3000:]
+    in_scope = certificate["scope"]["clauses_in_scope"]
+    assert all(certificate["clauses"][c]["status"] == "passed" for c in in_scope)
+    assert certificate["sweep"]["sicbo"]["settlements_checked"] == 216 * 110
+    assert certificate["sweep"]["xocdia"]["settlements_checked"] == 16 * 10
+    adapter = certificate["target"]["adapter"]
+    assert adapter["kind"] == "mapping" and adapter["name"] == "Sao Mai Studio API v2"
+    assert re.fullmatch(r"[0-9a-f]{64}", adapter["sha256"])
+    # the contract clauses do not apply to a vendor API: out of scope, with the reason
+    for clause in ("CONTRACT-01", "CONTRACT-02"):
+        row = certificate["clauses"][clause]
+        assert clause not in in_scope and row["status"] == "not-tested"
+        assert "mapping adapter" in row["reason"]
+    # the slips only the canonical adapter can garble are not testable here: skipped, named
+    skipped = [r for r in certificate["clauses"].values() if r["status"] == "passed"]
+    assert skipped, "sanity"
+    assert certificate["summary"].get("skipped", 0) >= 4
+
+
+VENDOR_FAULTS = {
+    "sum10-booked-as-sum11": ("sicbo", ["SB-PAY-08"]),
+    "two-two-takes-big-small": ("xocdia", ["XD-PAY-09", "XD-PAY-10"]),
+    "wallet-drops-cents": ("sicbo", ["REG-MONEY-01"]),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(VENDOR_FAULTS))
+def test_each_vendor_fault_is_caught_on_its_clause(tmp_path: Path, fault: str) -> None:
+    game, clauses = VENDOR_FAULTS[fault]
+    with vendor_server(fault) as (url, env):
+        status, certificate, output = _certify(
+            tmp_path / "report", url, env, "--game", game, "--clauses", ",".join(clauses)
+        )
+    assert (status, certificate["verdict"]) == (1, "non-compliant"), output[-3000:]
+    failed = [c for c, row in certificate["clauses"].items() if row["status"] == "failed"]
+    assert set(clauses) & set(failed), (fault, failed)
+
+
+def test_the_vendor_server_shares_no_code_with_livecert() -> None:
+    for path in (ROOT / "examples" / "vendor_server").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(from|import)\s+livecert", text, re.M), path
