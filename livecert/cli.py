@@ -48,6 +48,14 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     _adapter_argument(parser)
     parser.add_argument(
+        "--rules",
+        metavar="PROFILE",
+        default=os.environ.get("LIVECERT_RULES"),
+        help="the rule profile to certify against (env LIVECERT_RULES): 'documents' (default), "
+        "a shipped profile (variant-150, variant-180) or a profile file (.toml); the "
+        "certificate names it and its sha256",
+    )
+    parser.add_argument(
         "--game",
         choices=("sicbo", "xocdia", "all"),
         default="all",
@@ -125,6 +133,7 @@ def _run_certify(args: argparse.Namespace) -> int:
     from livecert.certify.runner import CertifyError, CertifyOptions, certify, summary_lines
     from livecert.contract import CONTRACT_CLAUSES
     from livecert.rules import load_catalogue
+    from livecert.rules.profiles import ProfileError, load_profile
 
     drives_own_target = args.target_url or not _uses_contract(args)
     if drives_own_target and (args.reference_fault or args.reference_without):
@@ -143,6 +152,11 @@ def _run_certify(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 3
+    try:
+        load_profile(args.rules)
+    except ProfileError as error:
+        print(f"livecert certify: {error}", file=sys.stderr)
+        return 3
     clauses = tuple(c.strip() for c in args.clauses.split(",") if c.strip())
     catalogue = load_catalogue()
     unknown = [c for c in clauses if c not in catalogue and c not in CONTRACT_CLAUSES]
@@ -156,6 +170,7 @@ def _run_certify(args: argparse.Namespace) -> int:
     options = CertifyOptions(
         target_url=args.target_url,
         adapter=args.adapter,
+        rules=args.rules,
         operator_token=args.operator_token,
         dealer_token=args.dealer_token,
         timeout=args.timeout,
@@ -180,8 +195,19 @@ def _run_certify(args: argparse.Namespace) -> int:
 
 def _run_doctor(args: argparse.Namespace) -> int:
     from livecert.certify.doctor import diagnose, diagnose_reference
+    from livecert.rules.paytable import use_profile
+    from livecert.rules.profiles import ProfileError, load_profile
 
-    if args.target_url:
+    try:
+        use_profile(load_profile(args.rules))
+    except ProfileError as error:
+        print(f"livecert doctor: {error}", file=sys.stderr)
+        return 3
+    if not _uses_contract(args):
+        diagnosis = diagnose(
+            args.target_url, args.operator_token, args.dealer_token, args.timeout, args.adapter
+        )
+    elif args.target_url:
         if not (args.operator_token and args.dealer_token):
             print(
                 "livecert doctor: --target-url needs --operator-token and --dealer-token (or "
@@ -241,6 +267,13 @@ def main(argv: list[str] | None = None) -> int:
     doctor.add_argument("--operator-token", default=os.environ.get("LIVECERT_OPERATOR_TOKEN"))
     doctor.add_argument("--dealer-token", default=os.environ.get("LIVECERT_DEALER_TOKEN"))
     doctor.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
+    _adapter_argument(doctor)
+    doctor.add_argument(
+        "--rules",
+        metavar="PROFILE",
+        default=os.environ.get("LIVECERT_RULES"),
+        help="the rule profile whose maximum RTP the declarations are compared with",
+    )
     report = sub.add_parser(
         "report",
         help="(re)build a run's pages: Allure HTML, certificate.html and .pdf, charts, manifest",

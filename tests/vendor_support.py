@@ -18,7 +18,9 @@ MAPPING = ROOT / "examples" / "vendor_server" / "mapping.yaml"
 
 
 @contextmanager
-def vendor_server(*faults: str, session_requests: int = 150) -> Iterator[tuple[str, dict]]:
+def vendor_server(
+    *faults: str, session_requests: int = 150, paytable: str = "documents"
+) -> Iterator[tuple[str, dict]]:
     """(base URL, environment with the passwords) of a running vendor server; stopped after.
 
     Sessions expire every `session_requests` requests, so a run has to log in again."""
@@ -29,7 +31,7 @@ def vendor_server(*faults: str, session_requests: int = 150) -> Iterator[tuple[s
         "SAOMAI_STUDIO_PASSWORD": secrets.token_hex(8),
     }
     command = [sys.executable, "-m", "examples.vendor_server", "--port", str(port)]
-    command += ["--session-requests", str(session_requests)]
+    command += ["--session-requests", str(session_requests), "--paytable", paytable]
     for fault in faults:
         command += ["--fault", fault]
     server = subprocess.Popen(
@@ -46,7 +48,7 @@ def vendor_server(*faults: str, session_requests: int = 150) -> Iterator[tuple[s
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise RuntimeError("the vendor server did not start") from None
                 time.sleep(0.1)
-        yield url, env
+        yield url, {**env, "VENDOR_PID": str(server.pid)}
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -12,7 +12,7 @@ import sys
 
 import uvicorn
 
-from .app import App, Studio, StudioEngine
+from .app import PAYTABLES, App, Studio, StudioEngine
 from .faults import FAULTS
 
 
@@ -27,6 +27,12 @@ def main(argv: list[str] | None = None) -> None:
         default=400,
         help="a login session expires after this many requests (0: never)",
     )
+    parser.add_argument(
+        "--paytable",
+        choices=sorted(PAYTABLES),
+        default="documents",
+        help="the Sic Bo paytable the studio runs (default: the rules documents')",
+    )
     parser.add_argument("--list-faults", action="store_true")
     args = parser.parse_args(argv)
     if args.list_faults:
@@ -38,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     if not ops or not studio_password:
         parser.error("set SAOMAI_OPS_PASSWORD and SAOMAI_STUDIO_PASSWORD")
     faults = frozenset(args.fault)
-    engine = StudioEngine(secrets.token_hex(16), secrets.token_hex(16), faults)
+    engine = StudioEngine(secrets.token_hex(16), secrets.token_hex(16), faults, args.paytable)
     studio = Studio(
         engine,
         {"ops": (ops, "operator"), "studio": (studio_password, "dealer")},

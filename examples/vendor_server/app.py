@@ -355,14 +355,64 @@ class Studio:
         }
 
 
-class StudioEngine(Casino):
-    """The engine with the vendor's settlement hook (where its settlement fault lives)."""
+# The Sic Bo paytables this studio can run: the rules documents', or the variant it publishes
+# for some operators (specific triple 150:1, any triple 24:1, specific double 8:1, totals
+# 50/18/14/12/8/6/6). Odds x:1 by selection family; totals by total.
+PAYTABLES: dict[str, dict[str, Any]] = {
+    "documents": {},
+    "variant-150": {
+        "TRIPLE": 150,
+        "ANY_TRIPLE": 24,
+        "PAIR": 8,
+        "TOTAL": {
+            4: 50,
+            17: 50,
+            5: 18,
+            16: 18,
+            6: 14,
+            15: 14,
+            7: 12,
+            14: 12,
+            8: 8,
+            13: 8,
+            9: 6,
+            12: 6,
+            10: 6,
+            11: 6,
+        },
+    },
+}
 
-    def __init__(self, operator_token: str, dealer_token: str, faults: frozenset[str]) -> None:
+
+def published_odds(paytable: str, selection: str) -> int | None:
+    """The published paytable's odds for a winning Sic Bo selection, when it changes them."""
+    table = PAYTABLES[paytable]
+    family, _, rest = selection.rpartition("_") if selection[-1].isdigit() else (selection, "", "")
+    if family == "TOTAL" and "TOTAL" in table:
+        return table["TOTAL"].get(int(rest))
+    return table.get(family) if family != "TOTAL" else None
+
+
+class StudioEngine(Casino):
+    """The engine with the vendor's settlement hook: its published paytable and its fault."""
+
+    def __init__(
+        self,
+        operator_token: str,
+        dealer_token: str,
+        faults: frozenset[str],
+        paytable: str = "documents",
+    ) -> None:
         super().__init__(operator_token, dealer_token)
-        self.faults = faults
+        self.faults, self.paytable = faults, paytable
 
     def _finish(self, rnd, state: str, now: int) -> None:
+        if state == "settled" and rnd.game == "sicbo" and self.paytable != "documents":
+            for bet in rnd.bets:
+                odds = published_odds(self.paytable, bet.selection)
+                if bet.outcome == "win" and odds is not None:
+                    bet.win = bet.stake * odds
+                    bet.returned = bet.stake + bet.win
         two_two = rnd.game == "xocdia" and rnd.result and rnd.result.get("red") == 2
         if state == "settled" and two_two and "two-two-takes-big-small" in self.faults:
             for bet in rnd.bets:

@@ -22,6 +22,7 @@ from livecert.rules import load_catalogue, load_paytable, rules_documents
 from livecert.rules.catalogue import catalogue_sha256, document_findings
 
 OUTCOMES_PER_GAME = {"sicbo": 216, "xocdia": 16}
+DOCUMENTS_PROFILE = {"name": "documents", "title": "the rules documents (RULES.md)"}
 LIMITATIONS = (
     "Randomness is not assessed: the harness enters every result itself, so the physical "
     "fairness of the dice, tokens, shaker and bowl, and any random number generator, need an "
@@ -275,7 +276,7 @@ def build_certificate(
         },
         "scope": {
             "games": list(games),
-            "rules_profile": "documents",
+            "rules_profile": target.get("rules_profile") or DOCUMENTS_PROFILE,
             "clauses_in_scope": in_scope,
             "clauses_outside_scope": outside,
             "statement": (

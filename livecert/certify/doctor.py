@@ -9,7 +9,15 @@ clauses go untested without them). It creates nothing on the target.
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from livecert.adapters import CredentialsError, HttpAdapter, TargetError, TargetInfo
+from livecert.adapters import CredentialsError, TargetError, TargetInfo
+from livecert.adapters.mapping import MappingAdapter, MappingError
+from livecert.adapters.mapping.schema import OPERATION_NAMES
+from livecert.adapters.registry import (
+    AdapterIdentity,
+    AdapterOptions,
+    AdapterSelectionError,
+    build_adapter,
+)
 from livecert.contract import ContractViolation, load_contract
 from livecert.harness.capabilities import CAPABILITIES
 from livecert.harness.embedded import EmbeddedServer, EmbeddedServerError
@@ -48,9 +56,11 @@ class Diagnosis:
         return [*out, "", f"livecert doctor: {verdict}"]
 
 
-def _declarations(info: TargetInfo, diagnosis: Diagnosis) -> None:
+def _declarations(info: TargetInfo, diagnosis: Diagnosis, speaks_contract: bool = True) -> None:
     contract = load_contract().version
-    if info.contract_version.split(".")[0] != contract.split(".")[0]:
+    if not speaks_contract:
+        diagnosis.add(OK, "the adapter speaks the vendor's own API: the contract does not apply")
+    elif info.contract_version.split(".")[0] != contract.split(".")[0]:
         diagnosis.add(
             FAIL,
             f"contract version {info.contract_version}; this harness certifies {contract}",
@@ -95,17 +105,58 @@ def _declarations(info: TargetInfo, diagnosis: Diagnosis) -> None:
         diagnosis.add(OK, f"capabilities declared: {declared}")
 
 
-def diagnose(url: str, operator_token: str, dealer_token: str, timeout: float) -> Diagnosis:
-    """Every check against the target at `url`; never raises for what the target does."""
+def _mapping_checks(adapter: MappingAdapter, identity: AdapterIdentity, diagnosis: Diagnosis):
+    diagnosis.add(OK, f"mapping file {identity.source} is valid (sha256 {identity.sha256})")
+    absent = [name for name in OPERATION_NAMES if adapter.mapping.operation(name) is None]
+    if absent:
+        diagnosis.add(
+            WARN,
+            f"the mapping has no operation {', '.join(absent)}",
+            "scenarios that need them are skipped as not testable through this adapter",
+        )
+    for game, table in adapter.mapping.selections.items():
+        missing = [ours for ours, _, theirs in table.rows if theirs is None]
+        if missing:
+            diagnosis.add(
+                WARN,
+                f"{game}: selections the target does not offer: {', '.join(missing)}",
+                "their scenarios are not testable; their clauses are reported not tested",
+            )
+
+
+def diagnose(
+    url: str | None,
+    operator_token: str | None,
+    dealer_token: str | None,
+    timeout: float,
+    adapter_choice: str | None = None,
+) -> Diagnosis:
+    """Every check against the target at `url` through the chosen adapter (the canonical one by
+    default); never raises for what the target or the mapping file does."""
     diagnosis = Diagnosis()
-    adapter = HttpAdapter(url, operator_token, dealer_token, timeout=(min(5.0, timeout), timeout))
+    options = AdapterOptions(url, operator_token, dealer_token, (min(5.0, timeout), timeout))
     try:
+        adapter, identity = build_adapter(adapter_choice, options)
+    except MappingError as error:
+        for problem in error.problems:
+            diagnosis.add(
+                FAIL, f"{error.source}: {problem}", "fix the mapping file (docs/mapping.md)"
+            )
+        return diagnosis
+    except AdapterSelectionError as error:
+        diagnosis.add(FAIL, str(error), "see `livecert doctor --help`")
+        return diagnosis
+    url = adapter.base_url
+    try:
+        if isinstance(adapter, MappingAdapter):
+            _mapping_checks(adapter, identity, diagnosis)
         try:
             info = adapter.info()
         except TargetError as error:
+            where = f"GET {url}/v1/info" if identity.checks_contract else error.operation
             diagnosis.add(
                 FAIL,
-                f"GET {url}/v1/info: {error.detail}",
+                f"{where}: {error.detail}",
                 "check the URL, that the server runs and answers JSON, and any proxy or firewall",
             )
             return diagnosis
@@ -119,12 +170,22 @@ def diagnose(url: str, operator_token: str, dealer_token: str, timeout: float) -
         diagnosis.add(OK, f"reached {url}: {info.name} {info.version}")
         try:
             adapter.check_credentials()
-            diagnosis.add(OK, "operator and dealer tokens accepted, each with its role")
+            accepted = (
+                "operator and dealer tokens accepted, each with its role"
+                if identity.checks_contract
+                else "the mapping's logins and credentials are accepted"
+            )
+            diagnosis.add(OK, accepted)
         except CredentialsError as error:
-            diagnosis.add(FAIL, error.detail, "create the tokens on the target; see the README")
+            advice = (
+                "create the tokens on the target; see the README"
+                if identity.checks_contract
+                else "check the variables the mapping's sessions use"
+            )
+            diagnosis.add(FAIL, f"{error.operation}: {error.detail}", advice)
         except (TargetError, ContractViolation) as error:
-            diagnosis.add(FAIL, f"GET /v1/whoami: {error}", "serve /v1/whoami as the contract says")
-        _declarations(info, diagnosis)
+            diagnosis.add(FAIL, f"checking the credentials: {error}", "see docs/contract.md")
+        _declarations(info, diagnosis, identity.checks_contract)
     finally:
         adapter.close()
     return diagnosis

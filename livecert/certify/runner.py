@@ -19,6 +19,8 @@ from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import is_contract_clause
 from livecert.harness.run_record import read_run_record
 from livecert.report import publish
+from livecert.rules.paytable import use_profile
+from livecert.rules.profiles import load_profile
 
 EXIT_CODES = {"compliant": 0, "non-compliant": 1, "incomplete": 2}
 GAME_CHOICES = ("sicbo", "xocdia", "all")
@@ -32,6 +34,7 @@ class CertifyError(RuntimeError):
 class CertifyOptions:
     target_url: str | None = None
     adapter: str | None = None  # canonical, a mapping file, or a plugin name
+    rules: str | None = None  # the rule profile (None: the documents)
     operator_token: str | None = None
     dealer_token: str | None = None
     timeout: float = 30.0
@@ -105,6 +108,11 @@ def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[st
     ]
     if options.target_url:
         command.append(f"--target-url={options.target_url}")
+    if options.rules:
+        rules = options.rules
+        if rules.endswith(".toml"):
+            rules = str(Path(rules).resolve())
+        command.append(f"--rules={rules}")
     if options.adapter:
         adapter = options.adapter
         if adapter.endswith((".yaml", ".yml")):
@@ -160,6 +168,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
             "certificate": "certificate.json",
         },
     }
+    use_profile(load_profile(options.rules))  # the certificate's RTP tables follow the profile
     certificate = build_certificate(records, options.games, run, options.clauses)
     (folder / "certificate.json").write_text(
         json.dumps(certificate, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"

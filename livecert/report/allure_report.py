@@ -130,6 +130,21 @@ def how_to_build(folder: Path) -> str:
     )
 
 
+def _profile_words(profile: dict | str) -> str:
+    if isinstance(profile, str):
+        return profile
+    sha = f" (sha256 {profile['sha256']})" if profile.get("sha256") else ""
+    return f"{profile['name']}{sha}"
+
+
+def _adapter_words(adapter: dict | None) -> str:
+    if not adapter:
+        return "canonical (the certification contract)"
+    sha = f", sha256 {adapter['sha256']}" if adapter.get("sha256") else ""
+    source = f" ({adapter['source']}{sha})" if adapter.get("source") else ""
+    return f"{adapter['kind']} {adapter['name']}{source}"
+
+
 def environment_properties(certificate: dict) -> str:
     """Allure's Environment widget: target identity, versions, rounding, document hashes."""
     target, harness = certificate["target"], certificate["harness"]
@@ -139,7 +154,8 @@ def environment_properties(certificate: dict) -> str:
         "Target implementation": f"{target.get('name', '?')} {target.get('version', '')}".strip(),
         "Harness": f"livecert {harness['version']}",
         "Contract version": harness["contract_version"],
-        "Rules profile": certificate["scope"]["rules_profile"],
+        "Rules profile": _profile_words(certificate["scope"]["rules_profile"]),
+        "Adapter": _adapter_words(target.get("adapter")),
         "Games": ", ".join(certificate["scope"]["games"]),
         "Currency": target.get("currency", "?"),
         "Minor unit (decimals)": target.get("minor_unit", "?"),

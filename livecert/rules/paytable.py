@@ -141,9 +141,34 @@ def load_paytable_file(path: Path) -> Paytable:
 
 
 @cache
-def load_paytable(game: str) -> Paytable:
+def load_documents_paytable(game: str) -> Paytable:
     """The paytable of the rules documents for `game` (`sicbo`, `xocdia`), shipped with livecert."""
     resource = resources.files("livecert.rules").joinpath(f"{game}.toml")
     if not resource.is_file():
         raise PaytableError(f"game={game!r} has no paytable; expected 'sicbo' or 'xocdia'")
     return parse_paytable(tomllib.loads(resource.read_text(encoding="utf-8")), f"{game}.toml")
+
+
+_ACTIVE_PROFILE: list = []  # the rule profile of this run (empty: the documents)
+
+
+def use_profile(profile: object | None) -> None:
+    """Certify this process's run against `profile` (a RuleProfile; None: the documents)."""
+    _ACTIVE_PROFILE[:] = [profile] if profile is not None else []
+    load_paytable.cache_clear()
+
+
+def active_profile() -> object | None:
+    return _ACTIVE_PROFILE[0] if _ACTIVE_PROFILE else None
+
+
+@cache
+def load_paytable(game: str) -> Paytable:
+    """The paytable this run certifies against: the documents', changed by the active profile."""
+    table = load_documents_paytable(game)
+    profile = active_profile()
+    if profile is None:
+        return table
+    from livecert.rules.profiles import apply_profile
+
+    return apply_profile(table, profile)

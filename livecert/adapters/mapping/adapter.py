@@ -41,7 +41,7 @@ DEALER_ACTIONS = {
     "cancel": "cancel_round",
     "void": "void_round",
 }
-_DECIMAL_MARK = "\x00decimal:"
+_DECIMAL_MARK = "__livecert_exact_decimal__:"
 
 
 def _dump_json(value: Any) -> str:

@@ -70,7 +70,7 @@ _validate = fastjsonschema.compile(MAPPING_SCHEMA)
 def _schema_problem(error: fastjsonschema.JsonSchemaValueException) -> str:
     where = error.path[1:] if error.path and error.path[0] == "data" else error.path
     location = ".".join(str(p) for p in where) or "(top level)"
-    message = error.message.replace(error.name, location) if error.name else error.message
+    message = error.message.replace(error.name, "").strip() if error.name else error.message
     return f"{location}: {message}"
 
 

@@ -1,0 +1,573 @@
+"""The mapping adapter, feature by feature, against a scriptable loopback server.
+
+Each test writes a small mapping file, answers the adapter's requests with a script, and checks
+both what was sent (paths, forms, JSON, headers) and what the harness read back. The example
+vendor server covers the whole flow (tests/test_vendor_server.py); these cover what it does not
+use: bearer and API-key headers, JSON numbers, enum-plus-payload selections, one request per bet,
+polling until a state, re-login on 401, colour names, locale amounts without decimals, net amounts,
+and the clear errors of a broken mapping or target.
+"""
+
+import copy
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+import yaml
+
+from livecert.adapters import PlayerHandle, Refused, TargetError
+from livecert.adapters.errors import CredentialsError, Unsupported
+from livecert.adapters.mapping import MappingAdapter, MappingError, load_mapping
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    query: dict
+    headers: dict
+    body: str
+
+
+Script = Callable[[Seen], tuple[int, dict, object]]
+
+
+@contextmanager
+def scripted(script: Script) -> Iterator[tuple[str, list[Seen]]]:
+    """A loopback server answering each request with script(request); yields (url, requests)."""
+    seen: list[Seen] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length).decode()
+            parts = urlsplit(self.path)
+            request = Seen(
+                self.command, parts.path, dict(parse_qsl(parts.query)), dict(self.headers), body
+            )
+            seen.append(request)
+            status, headers, answer = script(request)
+            payload = answer.encode() if isinstance(answer, str) else json.dumps(answer).encode()
+            self.send_response(status)
+            for name, value in {"Content-Type": "application/json", **headers}.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_GET = do_POST = do_DELETE = _serve
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+ROUND = {"shape": "round"}
+BASE: dict = {
+    "mapping": 1,
+    "name": "Test API",
+    "declares": {
+        "games": ["sicbo", "xocdia"],
+        "currency": "EUR",
+        "minor_unit": 2,
+        "rounding": "down",
+        "max_rtp": {"sicbo": "97.22", "xocdia": "98.75"},
+        "capabilities": ["batch-bets"],
+    },
+    "variables": {"api_key": {"env": "TEST_API_KEY"}},
+    "roles": {
+        "operator": {"headers": {"X-Api-Key": "${vars.api_key}"}},
+        "dealer": {"headers": {"Authorization": "Bearer ${vars.api_key}"}},
+        "player": {"headers": {"Authorization": "Bearer ${player.token}"}},
+    },
+    "money": {"scale": "units", "format": "number"},
+    "outcomes": {"red": "red", "white": "white"},
+    "selections": {
+        "sicbo": {"BIG": "big", "TOTAL_{t}": {"type": "total", "value": "{t}"}, "PAIR_{n}": None},
+        "xocdia": {"EVEN": "even"},
+    },
+    "values": {"state": {"open": "betting", "closed": "closed", "done": "settled"}},
+    "shapes": {
+        "bet": {
+            "bet_id": "id",
+            "round_id": "round",
+            "player_id": "player",
+            "selection": {"path": "pick", "as": "selection"},
+            "stake": {"path": "amount", "as": "money"},
+            "status": "status",
+            "outcome": "outcome",
+            "net": {"path": "net", "as": "money"},
+        },
+        "round": {
+            "round_id": "id",
+            "table_id": "table",
+            "game": "game",
+            "state": {"path": "state", "values": "state"},
+            "result": {"as": "result", "dice": "dice", "tokens": "tokens"},
+            "bets": {"path": "bets", "shape": "bet"},
+        },
+    },
+    "operations": {
+        "create_player": {
+            "role": "operator",
+            "request": {"method": "POST", "path": "/players", "json": {"cash": "${balance}"}},
+            "answer": {"fields": {"player_id": "id", "token": "key"}},
+        },
+        "create_table": {
+            "role": "operator",
+            "request": {"method": "POST", "path": "/tables", "json": {"game": "${game}"}},
+            "answer": {"fields": {"table_id": "id"}},
+        },
+        "open_round": {
+            "role": "dealer",
+            "request": {"method": "POST", "path": "/tables/${table_id}/rounds"},
+            "answer": ROUND,
+        },
+        "close_betting": {
+            "role": "dealer",
+            "request": {"method": "POST", "path": "/rounds/${round_id}/close"},
+            "answer": ROUND,
+        },
+        "place_bets": {
+            "role": "player",
+            "request": {
+                "method": "POST",
+                "path": "/rounds/${round_id}/bets",
+                "json": {
+                    "bets": {
+                        "each": "bets",
+                        "as": "b",
+                        "item": {"pick": "${b.selection}", "amount": "${b.stake}"},
+                    }
+                },
+            },
+            "answer": {"fields": {"bets": {"path": "bets", "shape": "bet"}}},
+        },
+        "enter_result": {
+            "role": "dealer",
+            "request": {
+                "method": "POST",
+                "path": "/rounds/${round_id}/result",
+                "json": {"dice": "${dice|join(-)}", "tokens": "${tokens}"},
+            },
+            "answer": ROUND,
+        },
+        "get_round": {
+            "role": "dealer",
+            "request": {"method": "GET", "path": "/rounds/${round_id}"},
+            "answer": ROUND,
+        },
+        "balance": {
+            "role": "player",
+            "request": {"method": "GET", "path": "/wallet"},
+            "answer": {"fields": {"balance": {"path": "cash", "as": "money"}}},
+        },
+    },
+}
+
+
+def mapping_file(tmp_path: Path, change: Callable[[dict], None] | None = None) -> Path:
+    data = copy.deepcopy(BASE)
+    if change:
+        change(data)
+    path = tmp_path / "mapping.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEST_API_KEY", "s3cret-key")
+
+
+def adapter_for(tmp_path: Path, url: str, change=None) -> MappingAdapter:
+    return MappingAdapter(load_mapping(mapping_file(tmp_path, change)), url, timeout=(2, 2))
+
+
+def a_round(state: str = "open", **more: object) -> dict:
+    return {"id": "r1", "table": "t1", "game": "sicbo", "state": state, "bets": [], **more}
+
+
+# -- the mapping file itself ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda d: d.update(colour="red"), "(top level): must not contain {'colour'}"),
+        (
+            lambda d: d["operations"]["get_round"]["request"].update(method="FETCH"),
+            "operations.get_round.request.method",
+        ),
+        (lambda d: d["operations"].pop("balance"), "operations.balance: missing"),
+        (
+            lambda d: d["declares"]["capabilities"].append("pause"),
+            "'pause' needs operations.pause_round",
+        ),
+        (
+            lambda d: d["variables"].update(other={"env": "LIVECERT_NOT_SET_ANYWHERE"}),
+            "LIVECERT_NOT_SET_ANYWHERE is not set",
+        ),
+        (
+            lambda d: d["shapes"]["round"].update(state={"path": "state", "values": "nope"}),
+            "no value table named 'nope'",
+        ),
+        (lambda d: d["shapes"]["bet"].update(stake={"path": "a..b"}), "cannot read the path"),
+        (lambda d: d["selections"].pop("xocdia"), "selections.xocdia: missing"),
+    ],
+)
+def test_a_broken_mapping_file_is_refused_naming_where(
+    tmp_path: Path, change: Callable[[dict], None], problem: str
+) -> None:
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, change))
+    assert problem in str(raised.value)
+    assert "mapping.yaml" in str(raised.value)
+
+
+def test_a_mapping_file_that_is_not_yaml_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("mapping: [1\n", encoding="utf-8")
+    with pytest.raises(MappingError, match="not valid YAML"):
+        load_mapping(path)
+
+
+# -- requests and answers ------------------------------------------------------------------------
+
+
+def test_headers_json_numbers_and_captured_credentials(tmp_path: Path) -> None:
+    def script(request: Seen):
+        if request.path == "/players":
+            return 200, {}, {"id": 7, "key": "player-key"}
+        return 200, {}, {"cash": 10.5}
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url)
+        player = adapter.create_player(Decimal("10.50"))
+        balance = adapter.balance(player)
+    assert player == PlayerHandle("7", "player-key")
+    assert seen[0].headers["X-Api-Key"] == "s3cret-key"
+    assert seen[0].body == '{"cash":10.50}'  # an exact JSON number, never through float
+    assert seen[1].headers["Authorization"] == "Bearer player-key"
+    assert balance == Decimal("10.5") and isinstance(balance, Decimal)
+
+
+def test_selections_translate_both_ways_and_a_missing_one_is_not_offered(tmp_path: Path) -> None:
+    def script(request: Seen):
+        if request.path.endswith("/bets"):
+            sent = json.loads(request.body)["bets"]
+            bets = [
+                {"id": f"b{i}", "round": "r1", "player": "7", "status": "open", **bet}
+                for i, bet in enumerate(sent)
+            ]
+            return 200, {}, {"bets": bets}
+        return 200, {}, a_round()
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url)
+        adapter.open_round("t1")
+        player = PlayerHandle("7", "k")
+        placed = adapter.place_bets(player, "r1", [("BIG", Decimal("1")), ("TOTAL_10", Decimal(2))])
+        with pytest.raises(Unsupported, match="does not offer the selection PAIR_3"):
+            adapter.place_bets(player, "r1", [("PAIR_3", Decimal("1"))])
+    assert json.loads(seen[1].body)["bets"] == [
+        {"pick": "big", "amount": 1},
+        {"pick": {"type": "total", "value": 10}, "amount": 2},
+    ]
+    assert [b.selection for b in placed] == ["BIG", "TOTAL_10"]
+    assert len(seen) == 2  # the selection not offered was never sent
+
+
+def test_without_batch_bets_each_bet_is_its_own_request(tmp_path: Path) -> None:
+    def script(request: Seen):
+        if request.path.endswith("/bets"):
+            return 200, {}, {"bets": []}
+        return 200, {}, a_round()
+
+    def one_per_bet(data: dict) -> None:
+        data["declares"]["capabilities"] = []
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, one_per_bet)
+        adapter.open_round("t1")
+        adapter.place_bets(PlayerHandle("7", "k"), "r1", [("BIG", Decimal(1)), ("BIG", Decimal(2))])
+        with pytest.raises(Unsupported):
+            adapter.place_bets(PlayerHandle("7", "k"), "r1", [])
+    assert [len(json.loads(s.body)["bets"]) for s in seen[1:]] == [1, 1]
+
+
+def test_success_is_the_predicate_not_the_status(tmp_path: Path) -> None:
+    def predicate(data: dict) -> None:
+        data["responses"] = {
+            "success": {"path": "$.ok", "equals": True},
+            "data": "$.data",
+            "error": {"code": "$.err.no", "message": "$.err.text"},
+        }
+
+    def script(request: Seen):
+        if request.path == "/tables":
+            return 200, {}, {"ok": False, "err": {"no": 4711, "text": "table limit reached"}}
+        return 200, {}, {"ok": True, "data": {"id": 1, "key": "k"}}
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, predicate)
+        assert adapter.create_player(Decimal(1)).player_id == "1"
+        with pytest.raises(Refused) as refused:
+            adapter.create_table("sicbo")
+    assert (refused.value.status, refused.value.code) == (200, "4711")
+    assert refused.value.message == "table limit reached"
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "body", "words"),
+    [
+        (500, {}, {"error": "boom"}, "answered 500"),
+        (200, {"Content-Type": "text/html"}, "<b>Warning</b>: mysql_connect()", "not JSON"),
+        (302, {"Location": "/maintenance.html"}, "", "redirecting to '/maintenance.html'"),
+    ],
+)
+def test_a_broken_answer_is_a_target_error_naming_the_operation(
+    tmp_path: Path, status: int, headers: dict, body: object, words: str
+) -> None:
+    with scripted(lambda _: (status, headers, body)) as (url, _):
+        adapter = adapter_for(tmp_path, url)
+        with pytest.raises(TargetError) as raised:
+            adapter.create_table("sicbo")
+    assert raised.value.operation == "create a sicbo table"
+    assert words in str(raised.value) and "POST" in raised.value.request
+
+
+def test_a_target_that_hangs_past_the_timeout_is_a_target_error(tmp_path: Path) -> None:
+    def slow(_: Seen):
+        time.sleep(2)
+        return 200, {}, {"id": 1}
+
+    with scripted(slow) as (url, _):
+        adapter = MappingAdapter(load_mapping(mapping_file(tmp_path)), url, timeout=(1, 0.3))
+        started = time.monotonic()
+        with pytest.raises(TargetError, match=r"no answer within 0.3 s"):
+            adapter.create_table("sicbo")
+    assert time.monotonic() - started < 1.9
+
+
+def test_polling_until_the_round_reaches_a_state(tmp_path: Path) -> None:
+    reads = []
+
+    def script(request: Seen):
+        if request.method == "GET":
+            reads.append(1)
+            return 200, {}, a_round("closed" if len(reads) >= 3 else "closing")
+        return 200, {}, a_round("closing")
+
+    def poll(data: dict) -> None:
+        data["operations"]["close_betting"]["poll"] = {
+            "until": {"state": ["closed"]},
+            "interval_ms": 5,
+            "timeout_ms": 2000,
+        }
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, poll)
+        assert adapter.close_betting("r1").state == "closed"
+    assert len(reads) == 3
+
+
+def test_polling_gives_up_with_a_target_error(tmp_path: Path) -> None:
+    def poll(data: dict) -> None:
+        data["operations"]["close_betting"]["poll"] = {
+            "while": {"state": ["closing"]},
+            "interval_ms": 5,
+            "timeout_ms": 50,
+        }
+
+    with scripted(lambda _: (200, {}, a_round("closing"))) as (url, _):
+        adapter = adapter_for(tmp_path, url, poll)
+        with pytest.raises(TargetError, match="stayed 'closing' for 50 ms"):
+            adapter.close_betting("r1")
+
+
+def _cookie_session(data: dict, secure_over_http: bool = True) -> None:
+    data["variables"]["password"] = {"env": "TEST_API_KEY"}
+    data["sessions"] = {
+        "staff": {
+            "login": {
+                "method": "POST",
+                "path": "/login",
+                "json": {"user": "ops", "password": "${vars.password}"},
+            },
+            "logged_in": {"cookie": "SID"},
+            "secure_cookies_over_http": secure_over_http,
+            "expired": {"status": [401]},
+        }
+    }
+    data["roles"]["operator"] = {"session": "staff"}
+
+
+def test_a_session_logs_in_again_when_the_target_answers_401(tmp_path: Path) -> None:
+    logins: list[str] = []
+
+    def script(request: Seen):
+        if request.path == "/login":
+            logins.append(request.body)
+            cookie = f"SID=s{len(logins)}; Path=/; Secure; HttpOnly"
+            return 200, {"Set-Cookie": cookie}, {}
+        if request.headers.get("Cookie") != f"SID=s{len(logins)}" or len(logins) == 1:
+            return 401, {}, {"error": "session expired"}
+        return 200, {}, {"id": 3}
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, _cookie_session)
+        adapter.check_credentials()
+        assert adapter.create_table("sicbo") == "3"
+    assert len(logins) == 2  # the first API call met a 401, logged in again, and was re-sent
+    recorded = [e for e in adapter.recorder.snapshot() if e.operation.startswith("log in")]
+    assert all("s3cret-key" not in (e.request_body or "") for e in recorded)
+    assert "$TEST_API_KEY" in recorded[0].request_body
+    assert "s3cret-key" not in recorded[0].as_curl()
+
+
+def test_a_session_that_expires_again_at_once_stops_the_run(tmp_path: Path) -> None:
+    def script(request: Seen):
+        if request.path == "/login":
+            return 200, {"Set-Cookie": "SID=x; Path=/"}, {}
+        return 401, {}, {"error": "no"}
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, _cookie_session)
+        with pytest.raises(TargetError, match="session changed under the run"):
+            adapter.create_table("sicbo")
+
+
+def test_a_refused_login_is_a_credentials_error(tmp_path: Path) -> None:
+    with scripted(lambda _: (200, {"Content-Type": "text/html"}, "<p>wrong password</p>")) as (
+        url,
+        _,
+    ):
+        adapter = adapter_for(tmp_path, url, _cookie_session)
+        with pytest.raises(CredentialsError, match="set no SID cookie"):
+            adapter.check_credentials()
+
+
+def test_a_secure_cookie_is_not_sent_over_http_unless_the_mapping_says_so(tmp_path: Path) -> None:
+    def script(request: Seen):
+        if request.path == "/login":
+            return 200, {"Set-Cookie": "SID=s1; Path=/; Secure"}, {}
+        return 200, {}, {"id": request.headers.get("Cookie", "none")}
+
+    with scripted(script) as (url, _):
+        strict = adapter_for(tmp_path, url, lambda d: _cookie_session(d, False))
+        assert strict.create_table("sicbo") == "none"
+        lab = adapter_for(tmp_path, url, _cookie_session)
+        assert lab.create_table("sicbo") == "SID=s1"
+
+
+def test_results_colour_names_sorted_dice_and_net_amounts(tmp_path: Path) -> None:
+    def script(request: Seen):
+        body = json.loads(request.body or "{}")
+        if "tokens" in body:
+            game = {"game": "xocdia", "tokens": ["white", "red", "red", "white"]}
+            return 200, {}, a_round("done", **game)
+        bet = {
+            "id": "b1",
+            "round": "r1",
+            "player": "7",
+            "pick": "big",
+            "amount": 10,
+            "status": "settled",
+            "outcome": "win",
+            "net": 10,
+        }
+        return 200, {}, a_round("done", dice="1-2-6", bets=[bet])
+
+    def sorted_dice(data: dict) -> None:
+        data["outcomes"]["dice_order"] = "sorted"
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, sorted_dice)
+        settled = adapter.enter_result("r1", [6, 2, 1])
+        tokens = adapter.enter_result("r2", ["w", "r", "r", "w"])
+    assert json.loads(seen[0].body) == {"dice": "6-2-1"}
+    assert json.loads(seen[1].body) == {"tokens": ["white", "red", "red", "white"]}
+    assert settled.result == {"dice": [6, 2, 1], "total": 9}  # the same dice, as entered
+    assert tokens.result == {"tokens": ["w", "r", "r", "w"], "red": 2, "white": 2}
+    bet = settled.bets[0]
+    assert (bet.win, bet.returned) == (Decimal(10), Decimal(20))  # net 10 on a stake of 10
+
+
+def test_sorted_dice_that_are_other_dice_are_shown_as_the_vendor_sent_them(tmp_path: Path) -> None:
+    def sorted_dice(data: dict) -> None:
+        data["outcomes"]["dice_order"] = "sorted"
+
+    with scripted(lambda _: (200, {}, a_round("done", dice="1-2-5"))) as (url, _):
+        shown = adapter_for(tmp_path, url, sorted_dice).enter_result("r1", [6, 2, 1])
+    assert shown.result == {"dice": [1, 2, 5], "total": 8}
+
+
+def test_locale_amounts_without_decimals(tmp_path: Path) -> None:
+    def dong(data: dict) -> None:
+        data["declares"]["minor_unit"] = 0
+        data["money"] = {"scale": "units", "format": "locale", "thousands": ".", "decimal": ","}
+
+    def script(request: Seen):
+        if request.path == "/players":
+            return 200, {}, {"id": 1, "key": "k", "echo": json.loads(request.body)}
+        return 200, {}, {"cash": "1.234.000"}
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, dong)
+        adapter.create_player(Decimal(1234000))
+        assert adapter.balance(PlayerHandle("1", "k")) == Decimal(1234000)
+        adapter.create_player(Decimal("0.5"))  # sent as it is: the target must refuse it
+    assert json.loads(seen[0].body) == {"cash": "1.234.000"}
+    assert json.loads(seen[2].body) == {"cash": "0,5"}
+
+
+def test_an_operation_the_mapping_lacks_is_not_testable(tmp_path: Path) -> None:
+    with scripted(lambda _: (200, {}, {})) as (url, seen):
+        adapter = adapter_for(tmp_path, url)
+        with pytest.raises(Unsupported, match="no operation statistics"):
+            adapter.statistics("t1")
+        with pytest.raises(Unsupported, match="no operation pause_round"):
+            adapter.dealer_action("r1", "pause", "check")
+    assert not seen
+
+
+def test_hooks_run_before_and_after_with_captured_values(tmp_path: Path) -> None:
+    def top_up(data: dict) -> None:
+        op = data["operations"]["create_player"]
+        op["request"]["json"] = {}
+        op["capture"] = {"new_id": "id"}
+        op["then"] = [
+            {
+                "request": {
+                    "method": "POST",
+                    "path": "/players/${captured.new_id}/deposit",
+                    "form": {"amount": "${balance}"},
+                }
+            }
+        ]
+
+    def script(request: Seen):
+        return 200, {}, {"id": 42, "key": "k"}
+
+    with scripted(script) as (url, seen):
+        adapter_for(tmp_path, url, top_up).create_player(Decimal("5.00"))
+    assert [s.path for s in seen] == ["/players", "/players/42/deposit"]
+    assert seen[1].body == "amount=5.00"
+    assert seen[1].headers["Content-Type"] == "application/x-www-form-urlencoded"
