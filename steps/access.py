@@ -15,6 +15,7 @@ from pytest_bdd import given, parsers, then, when
 from fixtures.scene import Scene
 from livecert.adapters import PlayerHandle, Refused, TargetAdapter
 from livecert.adapters.errors import Unsupported
+from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import paytable
@@ -105,13 +106,8 @@ def someone_tries(scene: Scene, who: str, action: str) -> None:
         pytest.skip(missing_reason(needed))
     adapter, handle = _acting(scene, who)
     actions = _actions(scene)
-    scene.refusal = None
-    try:
-        actions[action](adapter, handle)
-        scene.access_outcome = "allowed"
-    except Refused as refused:
-        scene.refusal = refused
-        scene.access_outcome = "refused"
+    scene.refusal = refusal(lambda: actions[action](adapter, handle))
+    scene.access_outcome = "refused" if scene.refusal else "allowed"
 
 
 @then(parsers.re(r"it is (?P<verdict>allowed|refused)"))

@@ -275,9 +275,8 @@ def bet_taken(scene: Scene) -> None:
 def new_bet_refused(scene: Scene, stake: str, label: str, request: pytest.FixtureRequest):
     code = selection_code(label, scene.game)
     handle = scene.player("latecomer", Decimal("100.00"))
-    try:
-        scene.adapter.place_bets(handle, scene.round.round_id, [(code, Decimal(stake))])
-    except Refused:
+    round_id = scene.round.round_id
+    if refusal(lambda: scene.adapter.place_bets(handle, round_id, [(code, Decimal(stake))])):
         balance = scene.adapter.balance(handle)
         assert balance == Decimal("100.00"), f"a refused bet moved the balance to {balance}"
         return
@@ -342,12 +341,12 @@ def dealer_cancels(scene: Scene) -> None:
 
 @then("a result is refused while the round is paused")
 def result_refused_while_paused(scene: Scene, request: pytest.FixtureRequest) -> None:
-    try:
-        scene.round = scene.adapter.enter_result(scene.round.round_id, DEFAULT_RESULT[scene.game])
-    except Refused:
+    round_id = scene.round.round_id
+    if refusal(lambda: scene.adapter.enter_result(round_id, DEFAULT_RESULT[scene.game])):
         return
+    shown = scene.adapter.get_round(round_id)
     raise ClauseFailure(
-        f"a paused round took a result (it is now {scene.round.state!r})", _clauses(request, PAUSED)
+        f"a paused round took a result (it is now {shown.state!r})", _clauses(request, PAUSED)
     )
 
 

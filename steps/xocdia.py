@@ -9,7 +9,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from fixtures.scene import Scene
-from livecert.adapters import Refused
+from livecert.harness.attempts import refusal
 from livecert.harness.findings import ClauseFailure
 from steps.rounds import PAUSED, _clauses
 from steps.sweep import result_problem, settle_sweep
@@ -35,9 +35,8 @@ def dealer_forgets_to_shake(scene: Scene) -> None:
 def late_shake_refused(scene: Scene) -> None:
     """XD-RND-01: the bowl is shaken during the betting period; a shake after it cannot make a
     forgotten shake good (XD-VOID-01)."""
-    try:
-        scene.round = scene.adapter.record_event(scene.close_betting().round_id, "shake")
-    except Refused:
+    round_id = scene.close_betting().round_id
+    if refusal(lambda: scene.adapter.record_event(round_id, "shake")):
         return
     raise ClauseFailure(
         "a shake after the betting period was recorded, so a round the dealer forgot to shake "
@@ -60,10 +59,7 @@ def dealer_reveals_early(scene: Scene, tokens: str) -> None:
 
 @when(parsers.re(rf"the dealer tries to reveal {TOKENS}"))
 def dealer_tries_to_reveal(scene: Scene, tokens: str) -> None:
-    try:
-        scene.enter_result(parse_tokens(tokens))
-    except Refused as refused:
-        scene.refusal = refused
+    scene.refusal = refusal(lambda: scene.enter_result(parse_tokens(tokens)))
 
 
 @when("the dealer rearranges overlapping tokens with a stick")
@@ -81,12 +77,12 @@ def bowl_touches_token(scene: Scene) -> None:
 @then("a bowl touching a token is refused while the round is paused")
 def bowl_touch_refused_while_paused(scene: Scene, request: pytest.FixtureRequest) -> None:
     """A paused round makes no progress (RULES.md D): not even a cancellation by the bowl."""
-    try:
-        scene.round = scene.adapter.record_event(scene.round.round_id, "bowl-touched-token")
-    except Refused:
+    round_id = scene.round.round_id
+    if refusal(lambda: scene.adapter.record_event(round_id, "bowl-touched-token")):
         return
+    shown = scene.adapter.get_round(round_id)
     raise ClauseFailure(
-        f"a paused round took the bowl-touch event and is now {scene.round.state!r}",
+        f"a paused round took the bowl-touch event and is now {shown.state!r}",
         _clauses(request, PAUSED),
     )
 
