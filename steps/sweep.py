@@ -21,6 +21,8 @@ from livecert.harness.sweep import (
     SweepLedger,
     SweepRound,
     bet_on_every_selection,
+    clauses_not_offered,
+    instant,
     play_outcome,
     settle_sweep_round,
 )
@@ -68,8 +70,9 @@ def result_problem(game: str, outcome: tuple, shown: dict) -> str | None:
 @given(parsers.re(r"a player bets (?P<stake>\d+\.\d+) on every (?P<name>Sic Bo|Xoc Dia) selection"))
 def bet_on_everything(scene: Scene, stake: str, name: str) -> None:
     scene.game = GAME_NAMES[name]
+    one_request = instant(scene.adapter, scene.target.info)
     scene.sweep_round = bet_on_every_selection(
-        scene.adapter, paytable(scene.game), scene.table(), Decimal(stake)
+        scene.adapter, paytable(scene.game), scene.table(), Decimal(stake), one_request
     )
 
 
@@ -109,6 +112,7 @@ def every_bet_settled(
     scene: Scene, facts: RunRecord, sweep_ledgers: dict[str, SweepLedger]
 ) -> None:
     assert isinstance(scene.sweep_report, OutcomeReport), "no sweep round was settled"
+    scene.unproven.update(clauses_not_offered(scene.adapter, paytable(scene.game)))
     _check_report(scene.game, scene.sweep_report, facts, _ledger(sweep_ledgers, scene.game))
 
 
@@ -148,7 +152,7 @@ def measured_equals_theory(
 ) -> None:
     ledger, table = _ledger(sweep_ledgers, scene.game), paytable(scene.game)
     rows, broken = [], []
-    for selection in table.selections:
+    for selection in (s for s in table.selections if ledger.played(s.code)):
         theory = theoretical_rtp(table, selection.code)
         measured = ledger.measured_rtp(selection.code)
         rows.append(
@@ -185,7 +189,9 @@ def highest_is_declared(
     scene: Scene, stated: str, facts: RunRecord, sweep_ledgers: dict[str, SweepLedger]
 ) -> None:
     ledger, table = _ledger(sweep_ledgers, scene.game), paytable(scene.game)
-    measured = {s.code: ledger.measured_rtp(s.code) for s in table.selections}
+    measured = {
+        s.code: ledger.measured_rtp(s.code) for s in table.selections if ledger.played(s.code)
+    }
     best_code = max(measured, key=lambda c: measured[c])
     best = as_percent(measured[best_code], 2)
     declared = scene.target.info.max_rtp.get(scene.game)

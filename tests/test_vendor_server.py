@@ -39,9 +39,35 @@ def test_the_vendor_server_is_certified_compliant_through_its_mapping(tmp_path: 
         assert clause not in in_scope and row["status"] == "not-tested"
         assert "mapping adapter" in row["reason"]
     # the slips only the canonical adapter can garble are not testable here: skipped, named
-    skipped = [r for r in certificate["clauses"].values() if r["status"] == "passed"]
-    assert skipped, "sanity"
     assert certificate["summary"].get("skipped", 0) >= 4
+    # the sweep bet and settled each outcome in one request on the instant table
+    results = (tmp_path / "report" / "allure-results").glob("*-attachment*")
+    assert any("instant.php" in p.read_text(errors="replace") for p in results)
+
+
+def test_a_selection_the_vendor_does_not_offer_is_not_tested_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    mapping = tmp_path / "mapping.yaml"
+    row = '"FOUR_NUMBERS_{a}_{b}_{c}_{d}": "FOUR{a}{b}{c}{d}"'
+    text = MAPPING.read_text(encoding="utf-8")
+    assert row in text
+    mapping.write_text(text.replace(row, '"FOUR_NUMBERS_{a}_{b}_{c}_{d}": null'), "utf-8")
+    with vendor_server() as (url, env):
+        status, certificate, output = certify(
+            tmp_path / "report",
+            *("--adapter", str(mapping), "--target-url", url, "--no-html", "--game", "sicbo"),
+            *("--clauses", "SB-PAY-13,SB-PAY-15,REG-RTP-01"),
+            env=env,
+        )
+    assert (status, certificate["verdict"]) == (2, "incomplete"), output[-3000:]
+    clauses = certificate["clauses"]
+    assert clauses["SB-PAY-15"]["status"] == "not-tested"
+    assert "does not offer the selection FOUR_NUMBERS_1_2_3_4" in clauses["SB-PAY-15"]["reason"]
+    assert clauses["SB-PAY-13"]["status"] == "passed"
+    assert clauses["REG-RTP-01"]["status"] == "passed"
+    assert not any(c.startswith("FOUR_NUMBERS") for c in certificate["rtp"]["sicbo"]["selections"])
+    assert "SB-PAY-15" in " ".join(certificate["verdict_reasons"])
 
 
 VENDOR_FAULTS = {

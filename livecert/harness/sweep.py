@@ -17,6 +17,7 @@ from livecert.rules import Paytable
 from livecert.rules.conditions import Outcome
 
 SWEEP_STAKE = Decimal("1.00")
+INSTANT_ROUND = "instant-round"  # a target capability: one request bets and settles a round
 
 
 @dataclass
@@ -46,6 +47,10 @@ class SweepLedger:
             for r in report.rows
         }
 
+    def played(self, code: str) -> bool:
+        """True when every outcome played had a bet on `code` (the target offers it)."""
+        return bool(self.returned) and all(code in by_code for by_code in self.returned.values())
+
     def measured_rtp(self, code: str) -> Fraction:
         total = sum((Fraction(by_code[code]) for by_code in self.returned.values()), Fraction(0))
         return total / (len(self.returned) * Fraction(self.stake))
@@ -53,19 +58,55 @@ class SweepLedger:
 
 @dataclass
 class SweepRound:
-    """A round with one bet on every selection, waiting for its result."""
+    """A round with one bet on every selection, waiting for its result; on a target that bets
+    and settles in one request (`instant-round`), the slip waits here until the result is known."""
 
     player: PlayerHandle
     round_id: str
     placed: list[BetView]
+    table_id: str = ""
+    pending: list[tuple[str, Decimal]] = field(default_factory=list)
+
+
+def offered_codes(adapter: TargetAdapter, paytable: Paytable) -> list[str]:
+    """The selections the target offers: all of them, unless its adapter declares some missing
+    (a mapping row set to null)."""
+    offers = getattr(adapter, "offers", None)
+    codes = [s.code for s in paytable.selections]
+    return [c for c in codes if offers(paytable.game, c)] if offers else codes
+
+
+def clauses_not_offered(adapter: TargetAdapter, paytable: Paytable) -> dict[str, str]:
+    """Clauses none of whose selections the target offers, with the reason: not testable."""
+    offered = set(offered_codes(adapter, paytable))
+    by_clause: dict[str, list[str]] = {}
+    for s in paytable.selections:
+        by_clause.setdefault(s.clause, []).append(s.code)
+    return {
+        clause: f"not testable on this target: it does not offer {', '.join(codes)}"
+        for clause, codes in by_clause.items()
+        if not offered & set(codes)
+    }
+
+
+def instant(adapter: TargetAdapter, info: TargetInfo) -> bool:
+    """True when the target declares one request that bets and settles (and its adapter has it)."""
+    return INSTANT_ROUND in info.capabilities and hasattr(adapter, "play_round")
 
 
 def bet_on_every_selection(
-    adapter: TargetAdapter, paytable: Paytable, table_id: str, stake: Decimal = SWEEP_STAKE
+    adapter: TargetAdapter,
+    paytable: Paytable,
+    table_id: str,
+    stake: Decimal = SWEEP_STAKE,
+    one_request: bool = False,
 ) -> SweepRound:
-    """Create a player with just enough balance, open a round, place one slip of every selection."""
-    codes = [s.code for s in paytable.selections]
+    """Create a player with just enough balance, open a round, place one slip of every selection
+    the target offers (or, `one_request`, keep the slip for the request that also settles it)."""
+    codes = offered_codes(adapter, paytable)
     player = adapter.create_player(stake * len(codes))
+    if one_request:
+        return SweepRound(player, "", [], table_id, [(c, stake) for c in codes])
     opened = open_round(adapter, paytable.game, table_id)
     placed = adapter.place_bets(player, opened.round_id, [(c, stake) for c in codes])
     return SweepRound(player, opened.round_id, placed)
@@ -79,6 +120,8 @@ def settle_sweep_round(
     outcome: Outcome,
 ) -> OutcomeReport:
     """Close betting, enter `outcome`, and check every bet of the round against the oracle."""
+    if sweep_round.pending:
+        return _settle_in_one_request(adapter, paytable, info, sweep_round, outcome)
     adapter.close_betting(sweep_round.round_id)
     settled = adapter.enter_result(sweep_round.round_id, outcome)
     by_id = {b.bet_id: b for b in settled.bets}
@@ -87,6 +130,28 @@ def settle_sweep_round(
         check_bet(paytable, by_id.get(bet.bet_id, bet), outcome, info.minor_unit, info.rounding)
         for bet in sweep_round.placed
     ]
+    return OutcomeReport(outcome, settled, rows)
+
+
+def _settle_in_one_request(
+    adapter: TargetAdapter,
+    paytable: Paytable,
+    info: TargetInfo,
+    sweep_round: SweepRound,
+    outcome: Outcome,
+) -> OutcomeReport:
+    """The slip and the result in one request; every bet of the slip must come back settled."""
+    settled = adapter.play_round(  # type: ignore[attr-defined]
+        sweep_round.player, sweep_round.table_id, sweep_round.pending, outcome
+    )
+    by_code = {b.selection: b for b in settled.bets}
+    rows = []
+    for code, stake in sweep_round.pending:
+        bet = by_code.get(code) or BetView(
+            "(missing)", settled.round_id, sweep_round.player.player_id, code, stake,
+            "missing from the answer", None, None, None,
+        )
+        rows.append(check_bet(paytable, bet, outcome, info.minor_unit, info.rounding))
     return OutcomeReport(outcome, settled, rows)
 
 
@@ -99,5 +164,6 @@ def play_outcome(
     stake: Decimal = SWEEP_STAKE,
 ) -> OutcomeReport:
     """One whole sweep round: bet on every selection, enter `outcome`, check every settlement."""
-    sweep_round = bet_on_every_selection(adapter, paytable, table_id, stake)
+    one_request = instant(adapter, info)
+    sweep_round = bet_on_every_selection(adapter, paytable, table_id, stake, one_request)
     return settle_sweep_round(adapter, paytable, info, sweep_round, outcome)

@@ -520,7 +520,7 @@ class MappingAdapter:
             if raw in (MISSING, None):
                 return None
             dice = self._dice(raw)
-            entered = self._entered.get(ctx.get("round_id") or "")
+            entered = self._entered.get(ctx.get("round_id") or "") or self._entered.get("")
             if (
                 outcomes.get("dice_order") == "sorted"
                 and entered
@@ -667,18 +667,49 @@ class MappingAdapter:
         values = self._round_values(round_id, reason=reason)
         return self._round_op(name, f"{action} the round", values)
 
-    def enter_result(self, round_id: str, outcome: Sequence[int] | Sequence[str]) -> RoundView:
+    def _outcome_values(self, outcome: Sequence[int] | Sequence[str]) -> dict[str, Any]:
+        """The result as the templates see it: `dice`, or `tokens` in the vendor's symbols."""
         values = list(outcome)
         outcomes = self.mapping.data.get("outcomes", {})
-        tokens = dice = None
         if values and isinstance(values[0], str):
             red, white = outcomes.get("red", "r"), outcomes.get("white", "w")
             tokens = [red if t == "r" else white if t == "w" else t for t in values]
-        else:
-            dice = values
-        self._entered[round_id] = tuple(values)
-        context = self._round_values(round_id, dice=dice, tokens=tokens, outcome=values)
+            return {"dice": None, "tokens": tokens, "outcome": values}
+        return {"dice": values, "tokens": None, "outcome": values}
+
+    def enter_result(self, round_id: str, outcome: Sequence[int] | Sequence[str]) -> RoundView:
+        self._entered[round_id] = tuple(outcome)
+        context = self._round_values(round_id, **self._outcome_values(outcome))
         return self._round_op("enter_result", "enter the result", context)
+
+    def play_round(
+        self,
+        player: PlayerHandle,
+        table_id: str,
+        bets: Sequence[tuple[str, Decimal]],
+        outcome: Sequence[int] | Sequence[str],
+    ) -> RoundView:
+        """One request that bets and settles (capability `instant-round`): the slip and the
+        result the lab forces, answered with the settled round."""
+        game = self._table_games.get(table_id)
+        table = self.mapping.selections.get(game) if game else None
+        wire = [
+            {"selection": table.to_vendor(c) if table else c, "stake": self._write(s), "code": c}
+            for c, s in bets
+        ]
+        values = {
+            "player": player,
+            "table_id": table_id,
+            "game": game,
+            "bets": wire,
+            "idempotency_key": f"livecert-{uuid.uuid4()}",
+            **self._outcome_values(outcome),
+        }
+        self._entered[""] = tuple(outcome)  # the round's id is known only from the answer
+        try:
+            return self._round(self._run("play_round", "bet and settle in one request", values))
+        finally:
+            self._entered.pop("", None)
 
     def place_bets(
         self,

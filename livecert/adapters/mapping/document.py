@@ -33,6 +33,7 @@ CAPABILITY_OPERATIONS = {
     "reshake": ("record_reshake", "record_event"),
     "idempotency": ("place_bets",),
     "batch-bets": ("place_bets",),
+    "instant-round": ("play_round",),
 }
 SHAPES = ("round", "bet", "record", "record_round", "chart_entry")
 

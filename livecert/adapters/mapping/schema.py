@@ -141,6 +141,7 @@ OPERATION_NAMES = [
     "connect",
     "disconnect",
     "statistics",
+    "play_round",
 ]
 MAPPING_SCHEMA: dict[str, Any] = {
     "$schema": "http://json-schema.org/draft-07/schema#",
@@ -179,6 +180,7 @@ MAPPING_SCHEMA: dict[str, Any] = {
                             "reshake",
                             "idempotency",
                             "batch-bets",
+                            "instant-round",
                         ]
                     },
                 },
