@@ -147,10 +147,18 @@ def _settle_in_one_request(
     by_code = {b.selection: b for b in settled.bets}
     rows = []
     for code, stake in sweep_round.pending:
-        bet = by_code.get(code) or BetView(
-            "(missing)", settled.round_id, sweep_round.player.player_id, code, stake,
-            "missing from the answer", None, None, None,
+        missing = BetView(
+            bet_id="(missing)",
+            round_id=settled.round_id,
+            player_id=sweep_round.player.player_id,
+            selection=code,
+            stake=stake,
+            status="missing from the answer",
+            outcome=None,
+            win=None,
+            returned=None,
         )
+        bet = by_code.get(code) or missing
         rows.append(check_bet(paytable, bet, outcome, info.minor_unit, info.rounding))
     return OutcomeReport(outcome, settled, rows)
 
