@@ -571,3 +571,41 @@ def test_hooks_run_before_and_after_with_captured_values(tmp_path: Path) -> None
     assert [s.path for s in seen] == ["/players", "/players/42/deposit"]
     assert seen[1].body == "amount=5.00"
     assert seen[1].headers["Content-Type"] == "application/x-www-form-urlencoded"
+
+
+def test_settlement_derived_from_the_balance_change(tmp_path: Path) -> None:
+    """A target that reports no settlement per bet: the adapter reads the balance before and
+    after the result and attributes the change to the player's one bet in the round."""
+    wallet = {"cash": Decimal("100")}
+
+    def script(request: Seen):
+        if request.path.endswith("/bets"):
+            sent = json.loads(request.body)["bets"]
+            wallet["cash"] -= sum(Decimal(b["amount"]) for b in sent)
+            round_id = request.path.split("/")[2]
+            bets = [
+                {"id": f"b{i}", "round": round_id, "player": "7", "status": "open", **b}
+                for i, b in enumerate(sent)
+            ]
+            return 200, {}, {"bets": bets}
+        if request.path == "/wallet":
+            return 200, {}, {"cash": str(wallet["cash"])}
+        if request.path.endswith("/result"):
+            wallet["cash"] += 20  # Big won 1:1: the stake and 10 back; no bet in the answer
+        return 200, {}, a_round("done")
+
+    def from_balance(data: dict) -> None:
+        data["operations"]["enter_result"]["settlement"] = "from-balance"
+        data["money"] = {"scale": "units", "format": "string"}
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, from_balance)
+        adapter.open_round("t1")
+        player = PlayerHandle("7", "k")
+        adapter.place_bets(player, "r1", [("BIG", Decimal(10))])
+        [bet] = adapter.enter_result("r1", [6, 5, 4]).bets
+        adapter.place_bets(player, "r2", [("BIG", Decimal(1)), ("BIG", Decimal(1))])
+        with pytest.raises(Unsupported, match="cannot be told apart"):
+            adapter.enter_result("r2", [6, 5, 4])
+    assert (bet.outcome, bet.returned, bet.win) == ("win", Decimal(20), Decimal(10))
+    assert [s.path for s in seen[2:5]] == ["/wallet", "/rounds/r1/result", "/wallet"]

@@ -12,6 +12,7 @@ import json
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -104,6 +105,8 @@ class MappingAdapter:
         self._table_games: dict[str, str] = {}
         self._entered: dict[str, tuple] = {}
         self._player_tokens: set[str] = set()
+        # round -> player -> (handle, bets placed): for settlement derived from balances
+        self._holdings: dict[str, dict[str, tuple[PlayerHandle, list[BetView]]]] = {}
         self._filters = {
             **BASIC_FILTERS,
             "money": lambda v, _: None if v is None else self.money.write(Decimal(v)),
@@ -680,7 +683,37 @@ class MappingAdapter:
     def enter_result(self, round_id: str, outcome: Sequence[int] | Sequence[str]) -> RoundView:
         self._entered[round_id] = tuple(outcome)
         context = self._round_values(round_id, **self._outcome_values(outcome))
-        return self._round_op("enter_result", "enter the result", context)
+        spec = self.mapping.operation("enter_result") or {}
+        if spec.get("settlement") != "from-balance":
+            return self._round_op("enter_result", "enter the result", context)
+        holders = self._holdings.get(round_id, {})
+        crowded = [pid for pid, (_, bets) in holders.items() if len(bets) > 1]
+        if crowded:
+            raise Unsupported(
+                "enter the result",
+                "the target reports no settlement per bet (the mapping derives it from the "
+                f"balance), and player {crowded[0]} holds {len(holders[crowded[0]][1])} bets in "
+                "the round: they cannot be told apart",
+            )
+        before = {pid: self.balance(handle) for pid, (handle, _) in holders.items()}
+        shown = self._round_op("enter_result", "enter the result", context)
+        derived = {}
+        for pid, (handle, bets) in holders.items():
+            returned = self.balance(handle) - before[pid]
+            derived[bets[0].bet_id] = self._from_balance(bets[0], returned)
+        bets = tuple(derived.get(b.bet_id, b) for b in shown.bets) or tuple(derived.values())
+        return replace(shown, bets=bets)
+
+    @staticmethod
+    def _from_balance(bet: BetView, returned: Decimal) -> BetView:
+        """A bet's settlement from what its player's balance gained when the result came in;
+        the outcome the target reports is kept, else read from the amount."""
+        outcome = bet.outcome
+        if outcome in (None, "open"):
+            outcome = "lose" if returned == 0 else "refund" if returned == bet.stake else "win"
+        win = returned - bet.stake if outcome == "win" else Decimal(0)
+        status = bet.status if bet.status not in (None, "open") else "settled"
+        return replace(bet, outcome=outcome, returned=returned, win=win, status=status)
 
     def play_round(
         self,
@@ -736,6 +769,9 @@ class MappingAdapter:
         for batch in batches:
             fields = self._run("place_bets", f"place {len(batch)} bet(s)", {**base, "bets": batch})
             placed += [self._bet(b) for b in fields.get("bets") or []]
+        holdings = self._holdings.setdefault(round_id, {})
+        holder = holdings.setdefault(player.player_id, (player, []))
+        holder[1].extend(placed)
         return placed
 
     @property

@@ -117,6 +117,7 @@ _OPERATION = {
         "before": {"type": "array", "items": _STEP},
         "poll": _POLL,
         "resend_safe": {"type": "boolean"},
+        "settlement": {"enum": ["from-balance"]},
     },
 }
 OPERATION_NAMES = [
