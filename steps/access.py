@@ -68,12 +68,23 @@ def _acting(scene: Scene, who: str) -> tuple[TargetAdapter, PlayerHandle]:
     return adapter.with_credential(handle.token), handle
 
 
-def _actions(scene: Scene) -> dict[str, Callable[[TargetAdapter, PlayerHandle], object]]:
+def _prepare(scene: Scene, action: str) -> dict[str, str]:
+    """What an action needs done first, with the scene's own credentials and outside the judged
+    call (so an answer outside the contract there is a finding of its own, not an acceptance)."""
+    if action == "enter the result":
+        scene.close_betting()
+    if action == "open a round":
+        return {"table": scene.adapter.create_table(scene.game)}
+    return {}
+
+
+def _actions(
+    scene: Scene, prepared: dict[str, str]
+) -> dict[str, Callable[[TargetAdapter, PlayerHandle], object]]:
     game, round_id = scene.game, scene.round.round_id
     code = paytable(game).selections[0].code
 
     def enter_result(a: TargetAdapter, _: PlayerHandle) -> object:
-        scene.close_betting()
         return a.enter_result(round_id, DEFAULT_RESULT[game])
 
     def see_bets(a: TargetAdapter, handle: PlayerHandle) -> object:
@@ -85,7 +96,7 @@ def _actions(scene: Scene) -> dict[str, Callable[[TargetAdapter, PlayerHandle], 
     return {
         "create a test player": lambda a, _: a.create_player(Decimal("10.00")),
         "create a table": lambda a, _: a.create_table(game),
-        "open a round": lambda a, _: a.open_round(scene.adapter.create_table(game)),
+        "open a round": lambda a, _: a.open_round(prepared["table"]),
         "close betting": lambda a, _: a.close_betting(round_id),
         "enter the result": enter_result,
         "pause the round": lambda a, _: a.dealer_action(round_id, "pause", "access check"),
@@ -97,6 +108,7 @@ def _actions(scene: Scene) -> dict[str, Callable[[TargetAdapter, PlayerHandle], 
 
 
 ACTION_NEEDS = {"pause the round": "pause"}  # actions that use an optional capability
+READS_JUDGED_BY_CONTENT = ("see the player's bets in the round",)
 
 
 @when(parsers.re(rf"(?P<who>{'|'.join(WHO)}) tries to (?P<action>{'|'.join(ACTIONS)})"))
@@ -105,8 +117,17 @@ def someone_tries(scene: Scene, who: str, action: str) -> None:
     if needed and needed not in scene.target.info.capabilities:
         pytest.skip(missing_reason(needed))
     adapter, handle = _acting(scene, who)
-    actions = _actions(scene)
-    scene.refusal = refusal(lambda: actions[action](adapter, handle))
+    actions = _actions(scene, _prepare(scene, action))
+    if action in READS_JUDGED_BY_CONTENT:
+        # what is shown is the finding, not that the read was answered: an answer outside the
+        # contract cannot be judged and stays a contract finding
+        try:
+            actions[action](adapter, handle)
+            scene.refusal = None
+        except Refused as refused:
+            scene.refusal = refused
+    else:
+        scene.refusal = refusal(lambda: actions[action](adapter, handle))
     scene.access_outcome = "refused" if scene.refusal else "allowed"
 
 

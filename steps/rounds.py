@@ -268,7 +268,8 @@ def bet_refused(scene: Scene, request: pytest.FixtureRequest) -> None:
 @then("the bet is taken")
 def bet_taken(scene: Scene) -> None:
     assert scene.refusal is None, f"the bet was refused: {scene.refusal}"
-    assert scene.bets and scene.bets[-1].view.status == "open"
+    shown = scene.bets[-1].view.status if scene.bets else "(no bet recorded)"
+    assert shown == "open", f"the bet was taken but shows status {shown!r}, not 'open'"
 
 
 @then(parsers.re(r"a new bet of (?P<stake>\d+\.\d+) on (?P<label>.+) is refused"))

@@ -99,6 +99,9 @@ def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[st
         marker,
         "-p",
         "no:cacheprovider",
+        # every step states what it checked in its own words: pytest's assertion rewriting
+        # would only cost a second per run (plugins re-rewritten when bytecode is not cached)
+        "--assert=plain",
         "--tb=line",
         "-q" if not options.quiet else "-qq",
         f"--livecert-record={folder / 'run-record.jsonl'}",

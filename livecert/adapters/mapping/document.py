@@ -5,6 +5,7 @@ paths and templates that cannot be parsed). Every problem is reported with where
 import hashlib
 import os
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,11 @@ class MappingFile:
         return self.data["operations"].get(name)
 
 
-_validate = fastjsonschema.compile(MAPPING_SCHEMA)
+@cache
+def _validator():
+    """The schema compiled once, on first use: compiling takes about two seconds, which every
+    run without a mapping file (and every self-test run) should not pay."""
+    return fastjsonschema.compile(MAPPING_SCHEMA)
 
 
 def _schema_problem(error: fastjsonschema.JsonSchemaValueException) -> str:
@@ -103,7 +108,7 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
     except yaml.YAMLError as error:
         raise MappingError(source, [f"not valid YAML: {error}"]) from None
     try:
-        _validate(data)
+        _validator()(data)
     except fastjsonschema.JsonSchemaValueException as error:
         raise MappingError(source, [_schema_problem(error)]) from None
     problems: list[str] = []
