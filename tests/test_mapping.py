@@ -609,3 +609,19 @@ def test_settlement_derived_from_the_balance_change(tmp_path: Path) -> None:
             adapter.enter_result("r2", [6, 5, 4])
     assert (bet.outcome, bet.returned, bet.win) == ("win", Decimal(20), Decimal(10))
     assert [s.path for s in seen[2:5]] == ["/wallet", "/rounds/r1/result", "/wallet"]
+
+
+def test_access_checks_send_another_roles_credentials_or_none(tmp_path: Path) -> None:
+    with scripted(lambda _: (200, {}, {"id": 1})) as (url, seen):
+        adapter = adapter_for(tmp_path, url)
+        adapter.as_role("dealer").create_table("sicbo")
+        adapter.with_credential("forged-token").create_table("sicbo")
+        adapter.with_credential("").create_table("sicbo")
+        adapter.as_role("player").create_table("sicbo")  # no player in this call: nothing
+    auth = [(s.headers.get("Authorization"), s.headers.get("X-Api-Key")) for s in seen]
+    assert auth == [
+        ("Bearer s3cret-key", None),
+        ("Bearer forged-token", None),
+        (None, None),
+        (None, None),
+    ]

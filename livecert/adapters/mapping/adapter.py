@@ -210,16 +210,14 @@ class MappingAdapter:
         """The session (cookie jar), headers and login-session name a call is sent with."""
         roles = self.mapping.data.get("roles", {})
         if self._forced and self._forced[0] == "token":
+            # a forged, absent or other player's credential: no session, no stored cookies
             token = self._forced[1]
             if not token:
-                return self._plain, {}, None
+                return self._new_session(), {}, None
             spec = roles.get("player", {})
-            headers = render(
-                spec.get("headers", {}),
-                {**context, "player": {"token": token, "player_id": ""}},
-                self._filters,
-            )
-            return self._plain, headers, None
+            player = {"token": token, "player_id": ""}
+            headers = render(spec.get("headers", {}), {**context, "player": player}, self._filters)
+            return self._new_session(), headers, None
         if self._forced:
             role = self._forced[1]
         spec = roles.get(role, {})
@@ -227,9 +225,14 @@ class MappingAdapter:
         session = self._jar(name) if name else self._plain
         if name and name not in self._logged_in and not self._forced:
             self._login(name)
-        headers = render(spec.get("headers", {}), context, self._filters) if spec else {}
-        if self._forced and "player" not in context:
-            headers = {}
+        try:
+            headers = render(spec.get("headers", {}), context, self._filters)
+        except TemplateError as error:
+            if not self._forced:
+                raise MappingError(
+                    self.mapping.source, [f"roles.{role}.headers: {error}"]
+                ) from None
+            headers = {}  # acting as a player outside a player's call: no credential to send
         return session, headers, name
 
     def _masked(self, text: str | None) -> str | None:
