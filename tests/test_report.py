@@ -3,6 +3,7 @@ charts. (tests/test_report_browser.py opens the real thing in Chromium.)"""
 
 import json
 import shutil
+from pathlib import Path
 
 from samples import scenario
 
@@ -140,3 +141,26 @@ def test_the_sweep_picture_marks_exactly_the_mismatched_cells() -> None:
     assert matrix[1].count(PASSED) == 110
     counts = bets_per_clause("sicbo", sweeps)
     assert counts["SB-PAY-01"] == 2 and counts["SB-PAY-08"] == 14 * 2
+
+
+def test_a_mapping_run_under_a_profile_names_both_on_every_page() -> None:
+    """The certificate page, Allure's environment and certify's summary name the adapter (its
+    file and sha256) and the rule profile (its sha256); the contract clauses are out of scope."""
+    from livecert.certify.runner import summary_lines
+
+    adapter = {"kind": "mapping", "name": "Sao Mai", "source": "m.yaml", "sha256": "ab" * 32}
+    profile = {"name": "variant-150", "title": "a variant", "source": "v.toml", "sha256": "cd" * 32}
+    target = {**TARGET, "adapter": adapter, "rules_profile": profile}
+    records = [target, *(scenario(f"proves {c}", [c]) for c in IN_SCOPE["sicbo"])]
+    certificate = build_certificate(records, ("sicbo",), run={"duration_seconds": 1.0})
+    assert certificate["verdict"] == "compliant"
+    assert "CONTRACT-01" not in certificate["scope"]["clauses_in_scope"]
+    assert certificate["scope"]["rules_profile"]["name"] == "variant-150"
+    page = render_certificate(certificate, charts=[], manifest=[])
+    assert "variant-150" in page and "cd" * 32 in page
+    assert "Sao Mai" in page and "ab" * 32 in page
+    properties = environment_properties(certificate)
+    assert f"Rules\\ profile=variant-150 (sha256 {'cd' * 32})\n" in properties
+    assert "Adapter=mapping Sao Mai (m.yaml, sha256 " in properties
+    summary = "\n".join(summary_lines(certificate, Path("/tmp/x")))
+    assert "adapter: mapping Sao Mai" in summary and "rules profile: variant-150" in summary

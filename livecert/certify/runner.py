@@ -219,6 +219,15 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
         f"  clauses in scope: {len(in_scope)} — passed {count['passed']}, failed "
         f"{count['failed']}, not tested {count['not-tested']}",
     ]
+    adapter = certificate["target"].get("adapter") or {}
+    if adapter.get("kind", "canonical") != "canonical":
+        source = (
+            f" ({adapter['source']}, sha256 {adapter['sha256']})" if adapter.get("sha256") else ""
+        )
+        lines.insert(3, f"  adapter: {adapter['kind']} {adapter['name']}{source}")
+    profile = certificate["scope"].get("rules_profile") or {}
+    if isinstance(profile, dict) and profile.get("name", "documents") != "documents":
+        lines.insert(3, f"  rules profile: {profile['name']} (sha256 {profile.get('sha256')})")
     for clause in in_scope:
         row = statuses.get(clause, {})
         if row.get("status") == "failed":
