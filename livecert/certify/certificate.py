@@ -108,6 +108,9 @@ def _clause_statuses(
             row["status"] = "failed"
         elif entry and entry["passed"] and not entry["errors"]:
             row["status"] = "passed"
+            if entry["skipped"]:
+                # proven by its other scenarios; say which could not be run on this target
+                row["not_testable"] = sorted(set(entry["skipped"]))
         else:
             row["status"] = "not-tested"
             if clause_id in NOT_CERTIFIABLE:
