@@ -119,8 +119,11 @@ Feature: Bad input is refused with a reason and changes nothing
 
       @xocdia
       Examples: Xoc Dia
-        | game    | what                                          |
-        | Xoc Dia | the player's device sends a garbled bet slip  |
+        | game    | what                                                          |
+        | Xoc Dia | the player's device sends an empty bet slip                   |
+        | Xoc Dia | the player's device sends a garbled bet slip                  |
+        | Xoc Dia | the player's device sends the bet slip as plain text          |
+        | Xoc Dia | the player's device sends a stake as a number instead of text |
 
   Rule: a dealer action on a round that does not exist or has finished is refused
 

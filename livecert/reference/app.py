@@ -50,6 +50,34 @@ async def read_json(request: Request, *, optional: bool = False) -> Any:
         raise validation(f"the body is not valid JSON: {exc}") from None
 
 
+LENIENT_SLIP_FAULTS = frozenset(
+    {"slip-content-type-ignored", "stake-number-accepted", "empty-or-garbled-slip-accepted"}
+)
+
+
+async def read_slip_leniently(request: Request, faults: frozenset[str]) -> Any:
+    """A bet slip read the way a careless server does, one seeded fault at a time; None stands
+    for a slip the empty-or-garbled fault swallows."""
+    if "slip-content-type-ignored" not in faults:
+        try:
+            body = await read_json(request)
+        except ApiError as refused:
+            if "empty-or-garbled-slip-accepted" in faults and refused.code == "VALIDATION":
+                return None  # FAULT empty-or-garbled-slip-accepted: unreadable JSON swallowed
+            raise
+    else:
+        raw = await request.body()  # FAULT slip-content-type-ignored: any content type parsed
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            raise validation(f"the body is not valid JSON: {exc}") from None
+    if "stake-number-accepted" in faults and isinstance(body, dict):
+        for bet in body.get("bets") or []:
+            if isinstance(bet, dict) and isinstance(bet.get("stake"), int | float):
+                bet["stake"] = f"{bet['stake']:.2f}"  # FAULT stake-number-accepted
+    return body
+
+
 def _bearer(request: Request) -> str | None:
     header = request.headers.get("authorization")
     if not header:
@@ -229,7 +257,15 @@ def create_app(config: Config | None = None) -> FastAPI:
     async def place_bets(request: Request, round_id: str) -> JSONResponse:
         ident = who(request)
         service.require(ident, "player")
-        body = await read_json(request)
+        lenient = LENIENT_SLIP_FAULTS & config.faults
+        body = await (
+            read_slip_leniently(request, config.faults) if lenient else read_json(request)
+        )
+        swallow = "empty-or-garbled-slip-accepted" in config.faults
+        if swallow and (body is None or body == {"bets": []}):
+            # FAULT empty-or-garbled-slip-accepted: nothing placed, answered as if accepted
+            balance = service.get_player(ident)["balance"]
+            return ok({"bets": [], "balance": balance}, 201)
         key = request.headers.get("idempotency-key")
         if "lost-update-under-concurrency" not in config.faults:
             status, answer = service.place_bets(ident, round_id, body, key)

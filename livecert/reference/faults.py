@@ -290,6 +290,21 @@ _ENTRIES: tuple[Fault, ...] = (
         "a slip with unknown selections or bad stakes among good bets places the good ones (201)",
     ),
     Fault(
+        "empty-or-garbled-slip-accepted",
+        ("REG-INPUT-01",),
+        "an empty bet slip, or one that is not valid JSON, is answered 201 with no bets",
+    ),
+    Fault(
+        "slip-content-type-ignored",
+        ("REG-INPUT-01",),
+        "a bet slip sent as text/plain is parsed as JSON and placed instead of refused (415)",
+    ),
+    Fault(
+        "stake-number-accepted",
+        ("REG-INPUT-01",),
+        'a stake sent as a JSON number (1.5) is taken as "1.50" instead of refused',
+    ),
+    Fault(
         "negative-balance-allowed",
         ("REG-BAL-01", "REG-INPUT-01", "REG-MONEY-01"),
         "a slip above the balance is accepted and the balance goes negative",

@@ -333,6 +333,42 @@ def test_partial_slip_accepted(make_app: Any) -> None:
     assert r.status_code == 422 and r.json()["error"]["code"] == "UNKNOWN_SELECTION"
 
 
+def test_empty_or_garbled_slip_accepted(make_app: Any) -> None:
+    api, casino = _with(make_app, "empty-or-garbled-slip-accepted")
+    _pid, player = casino.player("100.00")
+    round_id = casino.open(casino.table())
+    url = f"/v1/rounds/{round_id}/bets"
+    r = api.post(url, json={"bets": []}, headers=player)
+    assert r.status_code == 201 and r.json() == {"bets": [], "balance": "100.00"}
+    garbled = '{"bets": [{"selection": "BIG", "stake": "1.00"}'
+    kind = {**player, "Content-Type": "application/json"}
+    r = api.post(url, content=garbled, headers=kind)
+    assert r.status_code == 201 and r.json()["bets"] == []
+    assert casino.balance(player) == "100.00"
+
+
+def test_slip_content_type_ignored(make_app: Any) -> None:
+    api, casino = _with(make_app, "slip-content-type-ignored")
+    _pid, player = casino.player("100.00")
+    round_id = casino.open(casino.table())
+    body = '{"bets": [{"selection": "BIG", "stake": "1.00"}]}'
+    r = api.post(
+        f"/v1/rounds/{round_id}/bets",
+        content=body,
+        headers={**player, "Content-Type": "text/plain"},
+    )
+    assert r.status_code == 201 and casino.balance(player) == "99.00"
+
+
+def test_stake_number_accepted(make_app: Any) -> None:
+    api, casino = _with(make_app, "stake-number-accepted")
+    _pid, player = casino.player("100.00")
+    round_id = casino.open(casino.table())
+    slip = {"bets": [{"selection": "BIG", "stake": 1.5}]}
+    r = api.post(f"/v1/rounds/{round_id}/bets", json=slip, headers=player)
+    assert r.status_code == 201 and r.json()["bets"][0]["stake"] == "1.50"
+
+
 def test_negative_balance_allowed(make_app: Any) -> None:
     api, casino = _with(make_app, "negative-balance-allowed", check=False)
     _pid, player = casino.player("10.00")

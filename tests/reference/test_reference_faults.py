@@ -79,6 +79,9 @@ player-can-deal REG-ACCESS-01
 player-sees-others-bets REG-ACCESS-01
 stake-zero-accepted REG-INPUT-01
 partial-slip-accepted REG-INPUT-01
+empty-or-garbled-slip-accepted REG-INPUT-01
+slip-content-type-ignored REG-INPUT-01
+stake-number-accepted REG-INPUT-01
 negative-balance-allowed REG-BAL-01,REG-INPUT-01,REG-MONEY-01
 lost-update-under-concurrency REG-MONEY-01
 interrupted-round-lost REG-INTR-01
@@ -93,7 +96,7 @@ open-round-answers-200 CONTRACT-01
 
 def test_catalogue_is_exact() -> None:
     assert "\n".join(faults.listing()) + "\n" == EXPECTED_CATALOGUE
-    assert len(faults.FAULTS) == 73
+    assert len(faults.FAULTS) == 76
     assert all(f.description for f in faults.FAULTS.values())
 
 
