@@ -625,3 +625,171 @@ def test_access_checks_send_another_roles_credentials_or_none(tmp_path: Path) ->
         (None, None),
         (None, None),
     ]
+
+
+def _cents(data: dict) -> None:
+    data["money"] = {"scale": "minor", "format": "integer"}
+
+
+def test_a_stake_given_as_text_goes_out_in_the_wire_format(tmp_path: Path) -> None:
+    """A refusal check's stake that is an amount ("90.01" above the balance, "-1.00", "0") is
+    written as the target writes money, so the target judges the amount, not its spelling;
+    text that is no amount is sent as written; an amount the format cannot write is not
+    testable."""
+
+    def script(request: Seen):
+        if request.path.endswith("/bets"):
+            return 200, {}, {"bets": []}
+        return 200, {}, a_round()
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _cents)
+        adapter.open_round("t1")
+        player = PlayerHandle("7", "k")
+        for stake in ("90.01", "-1.00", "0", "abc", "1e3", "+10.00"):
+            adapter.place_bets(player, "r1", [("BIG", stake)])
+        with pytest.raises(Unsupported, match="not a whole number of minor units"):
+            adapter.place_bets(player, "r1", [("BIG", "1.001")])
+    sent = [json.loads(s.body)["bets"][0]["amount"] for s in seen[1:]]
+    assert sent == [9001, -100, 0, "abc", "1e3", "+10.00"]
+
+
+def test_acting_as_another_role_logs_that_role_in_again_when_its_session_expired(
+    tmp_path: Path,
+) -> None:
+    logins: list[int] = []
+
+    def script(request: Seen):
+        if request.path == "/login":
+            logins.append(1)
+            return 200, {"Set-Cookie": f"SID=s{len(logins)}; Path=/"}, {}
+        if request.headers.get("Cookie") == "SID=s1":
+            return 401, {}, {"error": "expired"}
+        return 200, {}, {"id": 9}
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, _cookie_session)
+        adapter.check_credentials()
+        # the operator's session expired: an access check acting as the operator must not
+        # read the login page as a refusal
+        assert adapter.as_role("operator").create_table("sicbo") == "9"
+    assert len(logins) == 2
+
+
+def test_a_forged_credential_reaches_every_template(tmp_path: Path) -> None:
+    def token_in_body(data: dict) -> None:
+        data["operations"]["balance"]["request"] = {
+            "method": "POST",
+            "path": "/wallet",
+            "form": {"ticket": "${player.token}"},
+        }
+
+    with scripted(lambda _: (200, {}, {"cash": "1"})) as (url, seen):
+        adapter = adapter_for(tmp_path, url, token_in_body)
+        adapter.with_credential("forged").balance(PlayerHandle("7", "real-token"))
+        adapter.as_role("operator").balance(PlayerHandle("7", "real-token"))
+    assert [s.body for s in seen] == ["ticket=forged", "ticket="]
+    assert all("real-token" not in str(s.headers) for s in seen)
+
+
+def test_one_request_per_bet_gets_one_idempotency_key_each(tmp_path: Path) -> None:
+    def keyed(data: dict) -> None:
+        data["declares"]["capabilities"] = []
+        data["operations"]["place_bets"]["request"]["headers"] = {"X-Key": "${idempotency_key}"}
+
+    def script(request: Seen):
+        return 200, {}, {"bets": []} if request.path.endswith("/bets") else a_round()
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, keyed)
+        adapter.open_round("t1")
+        bets = [("BIG", Decimal(1)), ("BIG", Decimal(2))]
+        adapter.place_bets(PlayerHandle("7", "k"), "r1", bets, idempotency_key="slip-1")
+    assert [s.headers["X-Key"] for s in seen[1:]] == ["slip-1-0", "slip-1-1"]
+
+
+def test_settlement_from_balance_only_for_a_settled_round_and_keeps_the_targets_outcome(
+    tmp_path: Path,
+) -> None:
+    state = {"round": "closed", "outcome": None}
+
+    def script(request: Seen):
+        if request.path.endswith("/bets"):
+            bet = {"id": "b1", "round": "r1", "player": "7", "pick": "big", "amount": 10}
+            return 200, {}, {"bets": [{**bet, "status": "open"}]}
+        if request.path == "/wallet":
+            return 200, {}, {"cash": "90"}  # never credited
+        bet = {"id": "b1", "round": "r1", "player": "7", "pick": "big", "amount": 10}
+        reported = {**bet, "status": "settled", "outcome": state["outcome"]}
+        return 200, {}, a_round(state["round"], bets=[reported] if state["outcome"] else [])
+
+    def from_balance(data: dict) -> None:
+        data["operations"]["enter_result"]["settlement"] = "from-balance"
+        data["money"] = {"scale": "units", "format": "string"}
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, from_balance)
+        adapter.open_round("t1")
+        adapter.place_bets(PlayerHandle("7", "k"), "r1", [("BIG", Decimal(10))])
+        unsettled = adapter.enter_result("r1", [6, 5, 4])
+        state.update(round="done", outcome="win")
+        settled = adapter.enter_result("r1", [6, 5, 4])
+    assert unsettled.state == "closed" and unsettled.bets == ()  # nothing made up
+    [bet] = settled.bets
+    # the target says win but credited nothing: shown as such, so the check fails it
+    assert (bet.outcome, bet.returned) == ("win", Decimal(0))
+
+
+def test_a_success_path_alone_must_hold_a_true_value(tmp_path: Path) -> None:
+    def predicate(data: dict) -> None:
+        data["responses"] = {"success": {"path": "$.ok"}, "error": {"message": "$.why"}}
+
+    answers = iter([{"ok": 1, "id": 2}, {"id": 3}, {"ok": False, "why": "no"}])
+    with scripted(lambda _: (200, {}, next(answers))) as (url, _):
+        adapter = adapter_for(tmp_path, url, predicate)
+        assert adapter.create_table("sicbo") == "2"
+        for _ in range(2):
+            with pytest.raises(Refused):
+                adapter.create_table("sicbo")
+
+
+def test_secrets_in_forms_and_urls_stay_out_of_the_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TEST_API_KEY", "p w+d/key")
+
+    def in_query_and_form(data: dict) -> None:
+        data["operations"]["create_table"]["request"] = {
+            "method": "POST",
+            "path": "/tables",
+            "query": {"key": "${vars.api_key}"},
+            "form": {"key": "${vars.api_key}"},
+        }
+
+    with scripted(lambda _: (500, {}, {"error": "p w+d/key"})) as (url, seen):
+        adapter = adapter_for(tmp_path, url, in_query_and_form)
+        with pytest.raises(TargetError) as raised:
+            adapter.create_table("sicbo")
+    assert "p+w%2Bd" in seen[0].body  # it was sent
+    [exchange] = adapter.recorder.snapshot()
+    shown = exchange.as_curl() + exchange.url + (exchange.request_body or "") + str(raised.value)
+    assert "w+d" not in shown and "p+w%2Bd" not in shown and "w%2Bd" not in shown
+    assert "$TEST_API_KEY" in exchange.url and "$TEST_API_KEY" in exchange.request_body
+
+
+def test_a_json_form_field_keeps_exact_numbers(tmp_path: Path) -> None:
+    def number_slip(data: dict) -> None:
+        data["operations"]["place_bets"]["request"] = {
+            "method": "POST",
+            "path": "/bets",
+            "form": {"slip": {"json": {"each": "bets", "as": "b", "item": {"a": "${b.stake}"}}}},
+        }
+
+    def script(request: Seen):
+        return 200, {}, {"bets": []} if request.path == "/bets" else a_round()
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, number_slip)
+        adapter.open_round("t1")
+        adapter.place_bets(PlayerHandle("7", "k"), "r1", [("BIG", Decimal("10.5"))])
+    assert dict(parse_qsl(seen[1].body)) == {"slip": '[{"a":10.5}]'}  # a number, exact

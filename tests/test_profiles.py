@@ -139,3 +139,24 @@ def test_a_vendor_on_its_published_paytable_is_certified_under_its_profile(
     failed = {c for c, row in certificate["clauses"].items() if row["status"] == "failed"}
     assert {"SB-PAY-06", "SB-PAY-07", "SB-PAY-08", "SB-PAY-10"} <= failed
     assert certificate["scope"]["rules_profile"]["name"] == "documents"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('profile = "x"\ntitle = "x"\n[sicbo.odds]\nnumber = "1"\n', "pays by how many dice"),
+        (
+            'profile = "x"\ntitle = "x"\n[sicbo]\ntriple_loss_families = ["smal"]\n',
+            "names no family 'smal'",
+        ),
+        (
+            'profile = "documents"\ntitle = "x"\n[sicbo.odds]\ntriple = "150"\n',
+            "the name of a shipped profile",
+        ),
+    ],
+)
+def test_a_profile_cannot_hide_a_change(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ProfileError, match=problem):
+        load_profile(str(path))

@@ -95,5 +95,6 @@ def build_adapter(
         raise AdapterSelectionError(
             f"--adapter {choice}: the plugin {found[0].value} did not answer a TargetAdapter"
         )
-    source = found[0].dist.name if found[0].dist else found[0].value
+    dist = found[0].dist
+    source = f"{dist.name} {dist.version}" if dist else found[0].value
     return adapter, AdapterIdentity("plugin", choice, source)

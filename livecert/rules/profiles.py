@@ -79,6 +79,12 @@ def load_profile(choice: str | None) -> RuleProfile:
     if unknown:
         raise ProfileError(f"{source}: unknown keys {sorted(unknown)}")
     games = {g: data[g] for g in ("sicbo", "xocdia") if g in data}
+    shipped = resources.files("livecert.rules").joinpath("profiles", f"{data['profile']}.toml")
+    if shipped.is_file() and shipped.read_bytes() != raw:
+        raise ProfileError(
+            f"{source}: calls itself {data['profile']!r}, the name of a shipped profile, but "
+            "changes it; give it a name of its own"
+        )
     profile = RuleProfile(
         data["profile"], data["title"], source, hashlib.sha256(raw).hexdigest(), games
     )
@@ -108,6 +114,15 @@ def apply_profile(table: Paytable, profile: RuleProfile) -> Paytable:
     for code in by_code:
         if code not in codes:
             raise ProfileError(f"{where}: no selection {code!r}")
+    counted = {s.family for s in table.selections if len(s.odds_by_count) > 1}
+    for family in set(by_family) & counted:
+        raise ProfileError(
+            f"{where}: the family {family!r} pays by how many dice match; one odds value cannot "
+            "replace its table"
+        )
+    for family in changes.get("triple_loss_families", []):
+        if family not in families:
+            raise ProfileError(f"{where}: triple_loss_families names no family {family!r}")
     try:
         selections = []
         for s in table.selections:

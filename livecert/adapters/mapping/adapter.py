@@ -9,13 +9,14 @@ request and answer is recorded as evidence, with secrets shown as the variables 
 
 import copy
 import json
+import re
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, quote_plus, urlencode
 
 import requests
 
@@ -25,7 +26,7 @@ from livecert.adapters.http import CONNECT_RETRIES, DEFAULT_TIMEOUT, _never_sent
 from livecert.adapters.mapping.document import MappingError, MappingFile
 from livecert.adapters.mapping.jsonpath import MISSING, parse, read
 from livecert.adapters.mapping.selections import NotOffered
-from livecert.adapters.mapping.template import BASIC_FILTERS, TemplateError, render
+from livecert.adapters.mapping.template import BASIC_FILTERS, TemplateError, dump_json, render
 from livecert.adapters.mapping.wire_money import MoneyFormat, WireMoneyError
 from livecert.adapters.model import (
     BetRecord,
@@ -36,33 +37,13 @@ from livecert.adapters.model import (
     TargetInfo,
 )
 
+PLAIN_DECIMAL = re.compile(r"-?\d+(\.\d+)?")
 DEALER_ACTIONS = {
     "pause": "pause_round",
     "resume": "resume_round",
     "cancel": "cancel_round",
     "void": "void_round",
 }
-_DECIMAL_MARK = "__livecert_exact_decimal__:"
-
-
-def _dump_json(value: Any) -> str:
-    """JSON text with Decimals written as exact numbers (never through float)."""
-
-    def mark(node: Any) -> Any:
-        if isinstance(node, Decimal):
-            return _DECIMAL_MARK + format(node, "f")
-        if isinstance(node, dict):
-            return {k: mark(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [mark(v) for v in node]
-        return node
-
-    text = json.dumps(mark(value), separators=(",", ":"))
-    while _DECIMAL_MARK in text:
-        start = text.index('"' + _DECIMAL_MARK)
-        end = text.index('"', start + 1)
-        text = text[:start] + text[start + 1 + len(_DECIMAL_MARK) : end] + text[end + 1 :]
-    return text
 
 
 def _form_value(value: Any) -> str:
@@ -71,7 +52,7 @@ def _form_value(value: Any) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, dict | list):
-        return _dump_json(value)
+        return dump_json(value)
     return str(value)
 
 
@@ -148,8 +129,8 @@ class MappingAdapter:
             raise CredentialsError(
                 operation,
                 f"the target did not accept the login ({problem}; it answered: "
-                f"{response.text[:200]!r}); check the variables the mapping's sessions.{name}."
-                "login uses",
+                f"{self._masked(response.text[:200])!r}); check the variables the mapping's "
+                f"sessions.{name}.login uses",
                 f"{exchange.method} {exchange.url}",
             )
         if spec.get("secure_cookies_over_http"):
@@ -223,7 +204,7 @@ class MappingAdapter:
         spec = roles.get(role, {})
         name = spec.get("session")
         session = self._jar(name) if name else self._plain
-        if name and name not in self._logged_in and not self._forced:
+        if name and name not in self._logged_in:
             self._login(name)
         try:
             headers = render(spec.get("headers", {}), context, self._filters)
@@ -241,8 +222,8 @@ class MappingAdapter:
         for name, value in self.mapping.variables.items():
             if value:
                 env = self.mapping.data["variables"][name]["env"]
-                text = text.replace(value, "$" + env)
-                text = text.replace(quote(value, safe=""), "$" + env)
+                for spelling in {value, quote(value, safe=""), quote_plus(value, safe="")}:
+                    text = text.replace(spelling, "$" + env)
         for token in self._player_tokens:
             text = text.replace(token, "$PLAYER_TOKEN")
         return text
@@ -264,7 +245,7 @@ class MappingAdapter:
             body, content_type = None, None
             if "json" in spec:
                 body, content_type = (
-                    _dump_json(render(spec["json"], context, self._filters)),
+                    dump_json(render(spec["json"], context, self._filters)),
                     ("application/json"),
                 )
             elif "form" in spec:
@@ -291,7 +272,7 @@ class MappingAdapter:
                 operation,
                 role,
                 spec["method"],
-                url,
+                self._masked(url),
                 self._masked(body),
                 None,
                 None,
@@ -319,7 +300,10 @@ class MappingAdapter:
                 ):
                     time.sleep(0.2 * attempt)
                     continue
-                raise TargetError(operation, exchange.error, f"{spec['method']} {url}") from None
+                shown_url = self._masked(url)
+                raise TargetError(
+                    operation, exchange.error, f"{spec['method']} {shown_url}"
+                ) from None
             break
         exchange.elapsed_ms = (time.perf_counter() - started) * 1000
         exchange.status, exchange.response_body = response.status_code, clip(response.text)
@@ -353,7 +337,9 @@ class MappingAdapter:
         where = f"{exchange.method} {exchange.url}"
         status = response.status_code
         if status >= 500:
-            raise TargetError(operation, f"answered {status}: {response.text[:300]!r}", where)
+            raise TargetError(
+                operation, f"answered {status}: {self._masked(response.text[:300])!r}", where
+            )
         if 300 <= status < 400:
             raise TargetError(
                 operation,
@@ -365,7 +351,8 @@ class MappingAdapter:
         except ValueError:
             raise TargetError(
                 operation,
-                f"answered {status} with a body that is not JSON: {response.text[:300]!r}",
+                f"answered {status} with a body that is not JSON: "
+                f"{self._masked(response.text[:300])!r}",
                 where,
             ) from None
         rules = self._responses(spec)
@@ -377,8 +364,10 @@ class MappingAdapter:
             value = read(body, parse(success["path"])[1])
             if "equals" in success:
                 ok = value == success["equals"]
-            if "in" in success:
+            elif "in" in success:
                 ok = value in success["in"]
+            else:
+                ok = value is not MISSING and bool(value)
         if not ok:
             error = rules.get("error", {})
             code = read(body, parse(error["code"])[1]) if "code" in error else None
@@ -398,7 +387,9 @@ class MappingAdapter:
             data = read(body, parse(root)[1])
             if data is MISSING:
                 raise TargetError(
-                    operation, f"the answer has no {root}: {response.text[:300]!r}", where
+                    operation,
+                    f"the answer has no {root}: {self._masked(response.text[:300])!r}",
+                    where,
                 )
             return body, data
         return body, body
@@ -411,7 +402,7 @@ class MappingAdapter:
                 operation, role, session, spec["request"], context, headers, resend_safe
             )
             if self._expired(session_name, response):
-                if self._forced or session_name is None:
+                if session_name is None:  # sent without a session (a forged or no credential)
                     raise Refused(
                         operation,
                         response.status_code,
@@ -442,11 +433,15 @@ class MappingAdapter:
         spec = self.mapping.operation(name)
         if spec is None:
             raise Unsupported(operation, f"the mapping has no operation {name}")
+        if self._forced and isinstance(values.get("player"), PlayerHandle):
+            token = self._forced[1] if self._forced[0] == "token" else ""
+            values = {**values, "player": PlayerHandle(values["player"].player_id, token)}
         context = self._context(values)
         role = spec.get("role", "anonymous")
         for extra in spec.get("before", []):
             self._step(operation, extra, extra.get("role", role), context, False)
-        data = self._step(operation, spec, role, context, spec.get("resend_safe", True))
+        resend_safe = spec.get("resend_safe", spec["request"]["method"] == "GET")
+        data = self._step(operation, spec, role, context, resend_safe)
         for extra in spec.get("then", []):
             self._step(operation, extra, extra.get("role", role), context, False)
         return self._answer(name, spec, data, values)
@@ -632,7 +627,9 @@ class MappingAdapter:
 
     def _write(self, amount: Decimal | str) -> Any:
         if isinstance(amount, str):
-            return amount  # sent as written (refusal checks)
+            if not PLAIN_DECIMAL.fullmatch(amount):
+                return amount  # not an amount at all ("abc", "1e3"): sent as written
+            amount = Decimal(amount)  # an amount the target must judge: in its own format
         try:
             return self.money.write(amount)
         except WireMoneyError as error:
@@ -700,17 +697,22 @@ class MappingAdapter:
             )
         before = {pid: self.balance(handle) for pid, (handle, _) in holders.items()}
         shown = self._round_op("enter_result", "enter the result", context)
+        if shown.state != "settled":
+            return shown  # nothing to derive: the bets stay as the target shows them
+        reported = {b.bet_id: b for b in shown.bets}
         derived = {}
         for pid, (handle, bets) in holders.items():
             returned = self.balance(handle) - before[pid]
-            derived[bets[0].bet_id] = self._from_balance(bets[0], returned)
+            bet = reported.get(bets[0].bet_id, bets[0])
+            derived[bet.bet_id] = self._from_balance(bet, returned)
         bets = tuple(derived.get(b.bet_id, b) for b in shown.bets) or tuple(derived.values())
         return replace(shown, bets=bets)
 
     @staticmethod
     def _from_balance(bet: BetView, returned: Decimal) -> BetView:
-        """A bet's settlement from what its player's balance gained when the result came in;
-        the outcome the target reports is kept, else read from the amount."""
+        """A bet of a round the target reports settled, with the amount its player's balance
+        gained when the result came in. The bet's own status and outcome are the target's when
+        it reports them; only a missing outcome is read from the amount."""
         outcome = bet.outcome
         if outcome in (None, "open"):
             outcome = "lose" if returned == 0 else "refund" if returned == bet.stake else "win"
@@ -769,8 +771,10 @@ class MappingAdapter:
         if not batches:
             raise Unsupported("place an empty slip", "the target takes one request per bet")
         placed: list[BetView] = []
-        for batch in batches:
-            fields = self._run("place_bets", f"place {len(batch)} bet(s)", {**base, "bets": batch})
+        for index, batch in enumerate(batches):
+            key_of_batch = key if len(batches) == 1 else f"{key}-{index}"  # one key per request
+            values = {**base, "bets": batch, "idempotency_key": key_of_batch}
+            fields = self._run("place_bets", f"place {len(batch)} bet(s)", values)
             placed += [self._bet(b) for b in fields.get("bets") or []]
         holdings = self._holdings.setdefault(round_id, {})
         holder = holdings.setdefault(player.player_id, (player, []))

@@ -135,6 +135,30 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
         auth = data.get("roles", {}).get(role, {})
         if auth.get("session") and auth["session"] not in sessions:
             problems.append(f"roles.{role}.session: no session named {auth['session']!r}")
+    sessions = data.get("sessions", {})
+    for op_name, op in operations.items():
+        where = f"operations.{op_name}"
+        responses = op.get("responses", {})
+        for key in ("data",):
+            if key in responses:
+                _paths(responses[key], f"{where}.responses.{key}", problems)
+        for key, path in {**responses.get("error", {}), **responses.get("success", {})}.items():
+            if key in ("path", "code", "message"):
+                _paths(path, f"{where}.responses.{key}", problems)
+        answer = op.get("answer", {})
+        if "from" in answer:
+            _paths(answer["from"], f"{where}.answer.from", problems)
+        for field_name, spec in answer.get("fields", {}).items():
+            _paths(spec, f"{where}.answer.fields.{field_name}", problems)
+        for step in [op, *op.get("before", []), *op.get("then", [])]:
+            for name, path in step.get("capture", {}).items():
+                _paths(path, f"{where}.capture.{name}", problems)
+            step_role = data.get("roles", {}).get(step.get("role", "anonymous"), {})
+            if step_role.get("session") and step_role["session"] not in sessions:
+                problems.append(f"{where}: its role's session {step_role['session']!r} is missing")
+        polled = op.get("poll", {}).get("operation")
+        if polled and polled not in operations:
+            problems.append(f"{where}.poll.operation: no operation {polled!r}")
     for shape_name, fields in shapes.items():
         for field_name, spec in fields.items():
             where = f"shapes.{shape_name}.{field_name}"

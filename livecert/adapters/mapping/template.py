@@ -39,9 +39,32 @@ BASIC_FILTERS: dict[str, Filter] = {
     "str": lambda v, _: _text(v),
     "int": lambda v, _: int(v),
     "join": lambda v, arg: (arg if arg is not None else ",").join(_text(x) for x in v),
-    "json": lambda v, _: json.dumps(v, separators=(",", ":"), default=_text),
+    "json": lambda v, _: dump_json(v),
     "default": lambda v, arg: arg if v is None else v,
 }
+
+
+_DECIMAL_MARK = "__livecert_exact_decimal__:"
+
+
+def dump_json(value: Any) -> str:
+    """JSON text with Decimals written as exact numbers (never through float)."""
+
+    def mark(node: Any) -> Any:
+        if isinstance(node, Decimal):
+            return _DECIMAL_MARK + format(node, "f")
+        if isinstance(node, dict):
+            return {k: mark(v) for k, v in node.items()}
+        if isinstance(node, list | tuple):
+            return [mark(v) for v in node]
+        return node
+
+    text = json.dumps(mark(value), separators=(",", ":"), default=_text)
+    while _DECIMAL_MARK in text:
+        start = text.index('"' + _DECIMAL_MARK)
+        end = text.index('"', start + 1)
+        text = text[:start] + text[start + 1 + len(_DECIMAL_MARK) : end] + text[end + 1 :]
+    return text
 
 
 def lookup(context: Mapping[str, Any], name: str) -> Any:
@@ -79,8 +102,7 @@ def render(template: Any, context: Mapping[str, Any], filters: Mapping[str, Filt
         return PLACEHOLDER.sub(lambda m: _text(evaluate(m.group(1), context, filters)), template)
     if isinstance(template, Mapping):
         if set(template) == {"json"}:
-            rendered = render(template["json"], context, filters)
-            return json.dumps(rendered, separators=(",", ":"), default=_text)
+            return dump_json(render(template["json"], context, filters))
         if "each" in template and "item" in template:
             items = evaluate(template["each"], context, filters)
             name = template.get("as", "item")
