@@ -47,6 +47,10 @@ class SweepLedger:
             for r in report.rows
         }
 
+    def __repr__(self) -> str:
+        # short: Allure writes every step argument's repr, and this holds 216 x 110 amounts
+        return f"SweepLedger({self.game}, {len(self.returned)} outcomes played)"
+
     def played(self, code: str) -> bool:
         """True when every outcome played had a bet on `code` (the target offers it)."""
         return bool(self.returned) and all(code in by_code for by_code in self.returned.values())
