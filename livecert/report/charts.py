@@ -5,18 +5,25 @@ to Allure; matplotlib draws off-screen (Agg), so no display is needed."""
 import io
 from collections import Counter
 from dataclasses import dataclass
-
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # after choosing the off-screen backend above
-from matplotlib.colors import ListedColormap
+from functools import cache
+from types import ModuleType
 
 from livecert.rules import load_paytable
 
 PASSED, FAILED, NOT_PLAYED = 2, 1, 0
-_SWEEP_COLOURS = ListedColormap(["#d9d9d9", "#c62828", "#2e7d32"])
+SWEEP_COLOURS = ("#d9d9d9", "#c62828", "#2e7d32")  # not played, not as the paytable, as it
+
+
+@cache
+def _pyplot() -> ModuleType:
+    """matplotlib, off-screen, loaded when the first chart is drawn: importing it costs a second,
+    which a run without pages (every self-test run) should not pay."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # after choosing the off-screen backend above
+
+    return plt
 
 
 @dataclass(frozen=True)
@@ -31,7 +38,7 @@ class Chart:
 def _png(figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(figure)
+    _pyplot().close(figure)
     return buffer.getvalue()
 
 
@@ -48,7 +55,7 @@ def rtp_chart(game: str, rtp: dict) -> Chart | None:
     theoretical = [_percent(rows[c]["theoretical_percent"]) or 0.0 for c in codes]
     measured = [_percent(rows[c]["measured_percent"]) or 0.0 for c in codes]
     height = max(3.0, 0.16 * len(codes) + 1.2)
-    figure, axes = plt.subplots(figsize=(8.5, height))
+    figure, axes = _pyplot().subplots(figsize=(8.5, height))
     positions = range(len(codes))
     axes.barh([p + 0.2 for p in positions], theoretical, height=0.4, label="theoretical")
     axes.barh([p - 0.2 for p in positions], measured, height=0.4, label="measured")
@@ -79,8 +86,11 @@ def sweep_heatmap(game: str, sweeps: list[dict]) -> Chart | None:
     if not sweeps:
         return None
     labels, matrix, codes = sweep_matrix(game, sweeps)
-    figure, axes = plt.subplots(figsize=(9, max(3.0, 0.035 * len(labels) + 2)))
-    axes.imshow(matrix, aspect="auto", cmap=_SWEEP_COLOURS, vmin=0, vmax=2, interpolation="none")
+    figure, axes = _pyplot().subplots(figsize=(9, max(3.0, 0.035 * len(labels) + 2)))
+    from matplotlib.colors import ListedColormap
+
+    colours = ListedColormap(list(SWEEP_COLOURS))
+    axes.imshow(matrix, aspect="auto", cmap=colours, vmin=0, vmax=2, interpolation="none")
     failed = sum(row.count(FAILED) for row in matrix)
     axes.set_xlabel(f"{len(codes)} selections (paytable order)")
     axes.set_ylabel(f"{len(labels)} outcomes")
@@ -110,7 +120,7 @@ def clause_chart(game: str, sweeps: list[dict]) -> Chart | None:
     if not counts:
         return None
     clauses = sorted(counts)
-    figure, axes = plt.subplots(figsize=(8, 0.3 * len(clauses) + 1.2))
+    figure, axes = _pyplot().subplots(figsize=(8, 0.3 * len(clauses) + 1.2))
     axes.barh(clauses, [counts[c] for c in clauses], color="#1565c0")
     axes.invert_yaxis()
     axes.set_xlabel("bets settled and checked in the sweep")
