@@ -129,9 +129,13 @@ def test_a_vendor_on_its_published_paytable_is_certified_under_its_profile(
         profile = certificate["scope"]["rules_profile"]
         assert profile["name"] == "variant-150"
         assert profile["sha256"] == load_profile("variant-150").sha256
-        # the features' examples quote the documents' odds: not testable under the profile,
-        # with the reason; the sweep certified the profile's odds for every selection
-        assert certificate["summary"].get("skipped", 0) > 0
+        # the features' examples quote the documents' odds: under the profile each is checked
+        # against the profile's amount, and says so in its evidence; the sweep certified the
+        # profile's odds for every selection
+        assert certificate["summary"].get("skipped", 0) == 0
+        attachments = (tmp_path / "profile" / "allure-results").glob("*-attachment*")
+        said = [p.read_text(errors="replace") for p in attachments]
+        assert any("the target is checked against the profile's amount" in t for t in said)
         assert certificate["sweep"]["sicbo"]["mismatches"] == 0
         # the same vendor against the documents' paytable pays too little on the long shots
         status, certificate, output = certify(tmp_path / "documents", *args, env=env)
