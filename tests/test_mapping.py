@@ -230,6 +230,20 @@ def a_round(state: str = "open", **more: object) -> dict:
         ),
         (lambda d: d["shapes"]["bet"].update(stake={"path": "a..b"}), "cannot read the path"),
         (lambda d: d["selections"].pop("xocdia"), "selections.xocdia: missing"),
+        (
+            lambda d: d["operations"]["get_round"]["request"].update(path="/rounds/${round}"),
+            "operations.get_round.request.path: ${round} names nothing this operation has",
+        ),
+        (
+            lambda d: d["roles"]["dealer"].update(headers={"X-Key": "${vars.dealer_key}"}),
+            "roles.dealer.X-Key: ${vars.dealer_key} names no variable 'dealer_key'",
+        ),
+        (
+            lambda d: d["operations"]["place_bets"]["request"]["json"]["bets"].update(
+                item={"pick": "${bet.selection}"}
+            ),
+            "${bet.selection} names nothing this operation has",
+        ),
     ],
 )
 def test_a_broken_mapping_file_is_refused_naming_where(

@@ -15,6 +15,7 @@ import yaml
 from livecert.adapters.mapping.jsonpath import PathError, parse
 from livecert.adapters.mapping.schema import MAPPING_SCHEMA
 from livecert.adapters.mapping.selections import SelectionTable
+from livecert.adapters.mapping.template import PLACEHOLDER
 
 REQUIRED_OPERATIONS = (
     "create_player",
@@ -95,6 +96,72 @@ def _paths(node: Any, where: str, problems: list[str]) -> None:
                 _paths(node[key], f"{where}.{key}", problems)
 
 
+_ROUND = {"round_id", "game", "player"}
+# the names each operation's templates may use, besides `vars` and `captured` (docs/mapping.md)
+OPERATION_CONTEXT: dict[str, set[str]] = {
+    "info": set(),
+    "create_player": {"balance"},
+    "create_table": {"game"},
+    "open_round": {"table_id", "countdown_ms", "game"},
+    "close_betting": _ROUND,
+    "get_round": _ROUND,
+    "get_round_as_player": _ROUND,
+    "pause_round": _ROUND | {"reason"},
+    "resume_round": _ROUND | {"reason"},
+    "cancel_round": _ROUND | {"reason"},
+    "void_round": _ROUND | {"reason"},
+    "record_reshake": _ROUND | {"reason"},
+    "record_event": _ROUND | {"event"},
+    "enter_result": _ROUND | {"dice", "tokens", "outcome"},
+    "place_bets": _ROUND | {"bets", "idempotency_key"},
+    "balance": {"player"},
+    "connect": {"player"},
+    "disconnect": {"player"},
+    "withdraw_bet": {"player", "bet_id"},
+    "bet_record": {"player", "round_id"},
+    "statistics": {"table_id", "game"},
+    "play_round": {
+        "player",
+        "table_id",
+        "game",
+        "bets",
+        "idempotency_key",
+        "dice",
+        "tokens",
+        "outcome",
+    },
+}
+
+
+def _placeholders(
+    template: Any, known: set[str], variables: set[str], where: str, problems: list[str]
+) -> None:
+    """Every `${name...}` of a template names something the operation will have."""
+    if isinstance(template, str):
+        for expression in PLACEHOLDER.findall(template):
+            name = expression.split("|")[0].strip()
+            first, _, rest = name.partition(".")
+            if first == "vars" and rest.split(".")[0] not in variables:
+                problems.append(f"{where}: ${{{expression}}} names no variable {rest!r}")
+            elif first not in known | {"vars", "captured"}:
+                allowed = ", ".join(sorted(known)) or "only vars and captured"
+                problems.append(
+                    f"{where}: ${{{expression}}} names nothing this operation has "
+                    f"(it has: {allowed})"
+                )
+    elif isinstance(template, dict):
+        if "each" in template and "item" in template:
+            _placeholders(f"${{{template['each']}}}", known, variables, where, problems)
+            inner = known | {template.get("as", "item")}
+            _placeholders(template["item"], inner, variables, where, problems)
+            return
+        for key, value in template.items():
+            _placeholders(value, known, variables, f"{where}.{key}", problems)
+    elif isinstance(template, list):
+        for item in template:
+            _placeholders(item, known, variables, where, problems)
+
+
 def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> MappingFile:
     """Read, validate and check a mapping file; raise MappingError listing every problem."""
     source = str(path)
@@ -156,9 +223,20 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
             step_role = data.get("roles", {}).get(step.get("role", "anonymous"), {})
             if step_role.get("session") and step_role["session"] not in sessions:
                 problems.append(f"{where}: its role's session {step_role['session']!r} is missing")
-        polled = op.get("poll", {}).get("operation")
+        names = set(data.get("variables", {}))
+        known = OPERATION_CONTEXT.get(op_name, set())
+        for index, step in enumerate([op, *op.get("before", []), *op.get("then", [])]):
+            label = where if index == 0 else f"{where} (hook {index})"
+            _placeholders(step["request"], known, names, f"{label}.request", problems)
+        polled = op.get("poll", {}).get("operation")  # (checked below, with the sessions)
         if polled and polled not in operations:
             problems.append(f"{where}.poll.operation: no operation {polled!r}")
+    variables_named = set(data.get("variables", {}))
+    for name, session in sessions.items():
+        _placeholders(session["login"], set(), variables_named, f"sessions.{name}.login", problems)
+    for role, auth in data.get("roles", {}).items():
+        known = {"player"} if role == "player" else set()
+        _placeholders(auth.get("headers", {}), known, variables_named, f"roles.{role}", problems)
     for shape_name, fields in shapes.items():
         for field_name, spec in fields.items():
             where = f"shapes.{shape_name}.{field_name}"
