@@ -47,11 +47,9 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="seconds to wait for any answer of the target (default 30)",
     )
     _adapter_argument(parser)
-    parser.add_argument(
-        "--rules",
-        metavar="PROFILE",
-        default=os.environ.get("LIVECERT_RULES"),
-        help="the rule profile to certify against (env LIVECERT_RULES): 'documents' (default), "
+    _rules_argument(
+        parser,
+        "the rule profile to certify against (env LIVECERT_RULES): 'documents' (default), "
         "a shipped profile (variant-150, variant-180) or a profile file (.toml); the "
         "certificate names it and its sha256",
     )
@@ -125,8 +123,16 @@ def _adapter_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _rules_argument(parser: argparse.ArgumentParser, purpose: str) -> None:
+    parser.add_argument(
+        "--rules", metavar="PROFILE", default=os.environ.get("LIVECERT_RULES"), help=purpose
+    )
+
+
 def _uses_contract(args: argparse.Namespace) -> bool:
-    return not args.adapter or args.adapter == "canonical"
+    from livecert.certify.runner import is_canonical  # the adapters' own test, via certify
+
+    return is_canonical(args.adapter)
 
 
 def _run_certify(args: argparse.Namespace) -> int:
@@ -268,12 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     doctor.add_argument("--dealer-token", default=os.environ.get("LIVECERT_DEALER_TOKEN"))
     doctor.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
     _adapter_argument(doctor)
-    doctor.add_argument(
-        "--rules",
-        metavar="PROFILE",
-        default=os.environ.get("LIVECERT_RULES"),
-        help="the rule profile whose maximum RTP the declarations are compared with",
-    )
+    _rules_argument(doctor, "the rule profile whose maximum RTP the declarations are compared with")
     report = sub.add_parser(
         "report",
         help="(re)build a run's pages: Allure HTML, certificate.html and .pdf, charts, manifest",

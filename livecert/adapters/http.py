@@ -8,7 +8,6 @@ the contract.
 import copy
 import json
 import os
-import time
 import uuid
 from collections.abc import Sequence
 from decimal import Decimal
@@ -16,10 +15,9 @@ from typing import Any
 
 import requests
 from requests.adapters import HTTPAdapter as _PoolAdapter
-from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from livecert.adapters.errors import CredentialsError, Refused, TargetError
-from livecert.adapters.evidence import Exchange, ExchangeRecorder, clip
+from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.model import (
     BetRecord,
     BetView,
@@ -28,11 +26,11 @@ from livecert.adapters.model import (
     RoundView,
     TargetInfo,
 )
+from livecert.adapters.transport import send_recorded
 from livecert.contract import Contract, load_contract
 from livecert.rules.money import MoneyError, parse_money
 
 DEFAULT_TIMEOUT = (5.0, 30.0)  # (connect, read) seconds
-CONNECT_RETRIES = 2
 
 
 def _money(value: Any, where: str) -> Decimal:
@@ -44,39 +42,6 @@ def _money(value: Any, where: str) -> Decimal:
 
 def _optional_money(value: Any, where: str) -> Decimal | None:
     return None if value is None else _money(value, where)
-
-
-def _never_sent(error: requests.RequestException) -> bool:
-    """True when the request cannot have reached the target (no connection was made)."""
-    if isinstance(error, requests.ConnectTimeout):
-        return True
-    pending: list[BaseException] = [error]
-    seen: set[int] = set()
-    while pending:
-        exc = pending.pop()
-        if id(exc) in seen:
-            continue
-        seen.add(id(exc))
-        if isinstance(exc, NewConnectionError | ConnectTimeoutError):
-            return True
-        linked = (exc.__cause__, exc.__context__, getattr(exc, "reason", None), *exc.args)
-        pending.extend(e for e in linked if isinstance(e, BaseException))
-    return False
-
-
-def describe_error(
-    error: requests.RequestException, base_url: str, timeout: tuple[float, float]
-) -> str:
-    """What went wrong on the wire, in words a lab can act on."""
-    if isinstance(error, requests.ConnectTimeout):
-        return f"no connection within {timeout[0]:g} s to {base_url}"
-    if isinstance(error, requests.ReadTimeout):
-        return f"no answer within {timeout[1]:g} s"
-    if isinstance(error, requests.ConnectionError):
-        if _never_sent(error):
-            return f"cannot connect to {base_url} (is the server running?)"
-        return f"the connection to {base_url} broke: {type(error).__name__}"
-    return f"{type(error).__name__}: {error}"
 
 
 class HttpAdapter:
@@ -147,10 +112,11 @@ class HttpAdapter:
             data = raw
             headers["Content-Type"] = content_type
         full_url = url if not params else requests.Request("GET", url, params=params).prepare().url
-        attempt = 0
-        while True:
-            attempt += 1
-            exchange = Exchange(
+        response, _ = send_recorded(
+            lambda: self._session.request(
+                method, url, data=data, headers=headers, params=params, timeout=self.timeout
+            ),
+            lambda: Exchange(
                 self.recorder.next_seq(),
                 operation,
                 role,
@@ -162,29 +128,15 @@ class HttpAdapter:
                 0.0,
                 None,
                 idempotency_key,
-            )
-            started = time.perf_counter()
-            try:
-                response = self._session.request(
-                    method, url, data=data, headers=headers, params=params, timeout=self.timeout
-                )
-            except requests.RequestException as error:
-                exchange.elapsed_ms = (time.perf_counter() - started) * 1000
-                exchange.error = self._describe(error)
-                self.recorder.add(exchange)
-                retry = attempt <= CONNECT_RETRIES and (
-                    _never_sent(error)
-                    or (resend_safe and isinstance(error, requests.ConnectionError))
-                )
-                if retry:
-                    time.sleep(0.2 * attempt)
-                    continue
-                raise TargetError(operation, exchange.error, f"{method} {full_url}") from None
-            break
-        exchange.elapsed_ms = (time.perf_counter() - started) * 1000
+            ),
+            self.recorder,
+            operation=operation,
+            request_line=f"{method} {full_url}",
+            resend_safe=resend_safe,
+            base_url=self.base_url,
+            timeout=self.timeout,
+        )
         text = response.text
-        exchange.status, exchange.response_body = response.status_code, clip(text)
-        self.recorder.add(exchange)
         status = response.status_code
         if status >= 500:
             raise TargetError(
@@ -218,9 +170,6 @@ class HttpAdapter:
         if status >= 300:
             raise TargetError(operation, f"answered {status}", f"{method} {full_url}")
         return parsed
-
-    def _describe(self, error: requests.RequestException) -> str:
-        return describe_error(error, self.base_url, self.timeout)
 
     def close(self) -> None:
         self._session.close()

@@ -15,6 +15,7 @@ from livecert.adapters.http import HttpAdapter
 from livecert.adapters.mapping import MappingAdapter, load_mapping
 
 ENTRY_POINT_GROUP = "livecert.adapters"
+CANONICAL = "canonical"
 MAPPING_SUFFIXES = (".yaml", ".yml")
 
 
@@ -44,7 +45,7 @@ class AdapterIdentity:
     @property
     def checks_contract(self) -> bool:
         """Only the canonical adapter speaks (and validates) the certification contract."""
-        return self.kind == "canonical"
+        return self.kind == CANONICAL
 
     def as_dict(self) -> dict:
         return {"kind": self.kind, "name": self.name, "source": self.source, "sha256": self.sha256}
@@ -65,6 +66,12 @@ def canonical(options: AdapterOptions) -> HttpAdapter:
     )
 
 
+def is_canonical(choice: str | None) -> bool:
+    """True for the canonical adapter (no choice, or its name): the one that speaks the
+    certification contract and works with the embedded reference server."""
+    return not choice or choice == CANONICAL
+
+
 def is_mapping_path(choice: str | None) -> bool:
     return bool(choice) and (choice.endswith(MAPPING_SUFFIXES) or Path(choice).is_file())
 
@@ -74,8 +81,8 @@ def build_adapter(
 ) -> tuple[TargetAdapter, AdapterIdentity]:
     """The adapter `choice` names, built for the target; raises AdapterSelectionError or
     MappingError (a mapping file that cannot be used) with what to fix."""
-    if not choice or choice == "canonical":
-        return canonical(options), AdapterIdentity("canonical", "canonical")
+    if is_canonical(choice):
+        return canonical(options), AdapterIdentity(CANONICAL, CANONICAL)
     if is_mapping_path(choice):
         if not Path(choice).is_file():
             raise AdapterSelectionError(f"--adapter {choice}: no such mapping file")

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from livecert import __version__
+from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.certify.scope import (
     NOT_CERTIFIABLE,
     OUT_OF_SCOPE_REASON,
@@ -224,9 +225,9 @@ def build_certificate(
         for s in scenarios
         if s["outcome"] == "error" and not s.get("target_error")
     ]
-    adapter = target.get("adapter") or {"kind": "canonical", "name": "canonical"}
+    adapter = target.get("adapter") or {"kind": CANONICAL, "name": CANONICAL}
     contract_reason = None
-    if adapter["kind"] != "canonical":
+    if not is_canonical(adapter["kind"]):
         contract_reason = (
             f"the target was driven through the {adapter['kind']} adapter {adapter['name']!r}: "
             "it does not speak the certification contract, so its answers were not validated "

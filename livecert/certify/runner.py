@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import livecert
+from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import is_contract_clause
 from livecert.harness.run_record import read_run_record
@@ -158,9 +159,9 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     run = {
         "command": ["livecert", "certify", *sys.argv[2:]] if sys.argv[1:2] == ["certify"] else [],
         "target_url": options.target_url
-        or ("(the adapter's own)" if options.adapter not in (None, "canonical") else None)
+        or (None if is_canonical(options.adapter) else "(the adapter's own)")
         or "(embedded reference server)",
-        "adapter": options.adapter or "canonical",
+        "adapter": options.adapter or CANONICAL,
         "pytest_exit_status": completed.returncode,
         "duration_seconds": round(elapsed, 1),
         "report_dir": str(folder),
@@ -220,7 +221,7 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
         f"{count['failed']}, not tested {count['not-tested']}",
     ]
     adapter = certificate["target"].get("adapter") or {}
-    if adapter.get("kind", "canonical") != "canonical":
+    if not is_canonical(adapter.get("kind")):
         source = (
             f" ({adapter['source']}, sha256 {adapter['sha256']})" if adapter.get("sha256") else ""
         )

@@ -11,9 +11,12 @@ from fractions import Fraction
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from livecert.rules.conditions import CONDITIONS
+
+if TYPE_CHECKING:  # profiles.py imports this module: the type only
+    from livecert.rules.profiles import RuleProfile
 
 
 class PaytableError(ValueError):
@@ -149,16 +152,16 @@ def load_documents_paytable(game: str) -> Paytable:
     return parse_paytable(tomllib.loads(resource.read_text(encoding="utf-8")), f"{game}.toml")
 
 
-_ACTIVE_PROFILE: list = []  # the rule profile of this run (empty: the documents)
+_ACTIVE_PROFILE: list["RuleProfile"] = []  # the rule profile of this run (empty: documents)
 
 
-def use_profile(profile: object | None) -> None:
-    """Certify this process's run against `profile` (a RuleProfile; None: the documents)."""
+def use_profile(profile: "RuleProfile | None") -> None:
+    """Certify this process's run against `profile` (None: the documents)."""
     _ACTIVE_PROFILE[:] = [profile] if profile is not None else []
     load_paytable.cache_clear()
 
 
-def active_profile() -> object | None:
+def active_profile() -> "RuleProfile | None":
     return _ACTIVE_PROFILE[0] if _ACTIVE_PROFILE else None
 
 

@@ -21,8 +21,8 @@ from urllib.parse import quote, quote_plus, urlencode
 import requests
 
 from livecert.adapters.errors import CredentialsError, Refused, TargetError, Unsupported
-from livecert.adapters.evidence import Exchange, ExchangeRecorder, clip
-from livecert.adapters.http import CONNECT_RETRIES, DEFAULT_TIMEOUT, _never_sent, describe_error
+from livecert.adapters.evidence import Exchange, ExchangeRecorder
+from livecert.adapters.http import DEFAULT_TIMEOUT
 from livecert.adapters.mapping.document import MappingError, MappingFile
 from livecert.adapters.mapping.jsonpath import MISSING, parse, read
 from livecert.adapters.mapping.selections import NotOffered
@@ -36,6 +36,7 @@ from livecert.adapters.model import (
     RoundView,
     TargetInfo,
 )
+from livecert.adapters.transport import send_recorded
 
 PLAIN_DECIMAL = re.compile(r"-?\d+(\.\d+)?")
 DEALER_ACTIONS = {
@@ -244,10 +245,8 @@ class MappingAdapter:
             headers = {**auth_headers, **render(spec.get("headers", {}), context, self._filters)}
             body, content_type = None, None
             if "json" in spec:
-                body, content_type = (
-                    dump_json(render(spec["json"], context, self._filters)),
-                    ("application/json"),
-                )
+                body = dump_json(render(spec["json"], context, self._filters))
+                content_type = "application/json"
             elif "form" in spec:
                 form = render(spec["form"], context, self._filters)
                 body = urlencode({k: _form_value(v) for k, v in form.items()})
@@ -264,54 +263,36 @@ class MappingAdapter:
         shown = {k: self._masked(v) or "" for k, v in headers.items() if k != "Content-Type"}
         if jar_cookies:
             shown["Cookie"] = jar_cookies
-        attempt = 0
-        while True:
-            attempt += 1
-            exchange = Exchange(
+        method, shown_url, shown_body = spec["method"], self._masked(url), self._masked(body)
+        return send_recorded(
+            lambda: session.request(
+                method,
+                url,
+                data=body.encode() if body is not None else None,
+                headers=headers,
+                timeout=self.timeout,
+                allow_redirects=False,
+            ),
+            lambda: Exchange(
                 self.recorder.next_seq(),
                 operation,
                 role,
-                spec["method"],
-                self._masked(url),
-                self._masked(body),
+                method,
+                shown_url,
+                shown_body,
                 None,
                 None,
                 0.0,
                 headers=shown,
                 content_type=content_type,
-            )
-            started = time.perf_counter()
-            try:
-                response = session.request(
-                    spec["method"],
-                    url,
-                    data=body.encode() if body is not None else None,
-                    headers=headers,
-                    timeout=self.timeout,
-                    allow_redirects=False,
-                )
-            except requests.RequestException as error:
-                exchange.elapsed_ms = (time.perf_counter() - started) * 1000
-                exchange.error = self._describe(error)
-                self.recorder.add(exchange)
-                if attempt <= CONNECT_RETRIES and (
-                    _never_sent(error)
-                    or (resend_safe and isinstance(error, requests.ConnectionError))
-                ):
-                    time.sleep(0.2 * attempt)
-                    continue
-                shown_url = self._masked(url)
-                raise TargetError(
-                    operation, exchange.error, f"{spec['method']} {shown_url}"
-                ) from None
-            break
-        exchange.elapsed_ms = (time.perf_counter() - started) * 1000
-        exchange.status, exchange.response_body = response.status_code, clip(response.text)
-        self.recorder.add(exchange)
-        return response, exchange
-
-    def _describe(self, error: requests.RequestException) -> str:
-        return describe_error(error, self.base_url, self.timeout)
+            ),
+            self.recorder,
+            operation=operation,
+            request_line=f"{method} {shown_url}",
+            resend_safe=resend_safe,
+            base_url=self.base_url,
+            timeout=self.timeout,
+        )
 
     def _expired(self, session_name: str | None, response: requests.Response) -> bool:
         """True when the answer is the session's "log in again" (any session's, when the call

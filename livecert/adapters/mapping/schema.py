@@ -2,6 +2,7 @@
 
 from typing import Any
 
+ROLES = ("operator", "dealer", "player", "anonymous")
 _STR = {"type": "string"}
 _STRMAP = {"type": "object", "additionalProperties": {"type": ["string", "null"]}}
 _TEMPLATE: dict[str, Any] = {}  # any JSON value; placeholders are checked when rendered
@@ -89,20 +90,18 @@ _STEP = {
     "additionalProperties": False,
     "required": ["request"],
     "properties": {
-        "role": {"enum": ["operator", "dealer", "player", "anonymous"]},
+        "role": {"enum": list(ROLES)},
         "request": _REQUEST,
         "capture": {"type": "object", "additionalProperties": _STR},
         "responses": _RESPONSES,
     },
 }
-_OPERATION = {
+_OPERATION = {  # a step (one request) and what the operation adds: reading, hooks, polling
     "type": "object",
     "additionalProperties": False,
     "required": ["request"],
     "properties": {
-        "role": {"enum": ["operator", "dealer", "player", "anonymous"]},
-        "request": _REQUEST,
-        "responses": _RESPONSES,
+        **_STEP["properties"],
         "answer": {
             "type": "object",
             "additionalProperties": False,
@@ -112,7 +111,6 @@ _OPERATION = {
                 "fields": {"type": "object", "additionalProperties": _FIELD},
             },
         },
-        "capture": {"type": "object", "additionalProperties": _STR},
         "then": {"type": "array", "items": _STEP},
         "before": {"type": "array", "items": _STEP},
         "poll": _POLL,
@@ -225,7 +223,7 @@ MAPPING_SCHEMA: dict[str, Any] = {
             "type": "object",
             "additionalProperties": False,
             "patternProperties": {
-                "^(operator|dealer|player|anonymous)$": {
+                f"^({'|'.join(ROLES)})$": {
                     "type": "object",
                     "additionalProperties": False,
                     "properties": {"session": _STR, "headers": {"type": "object"}},

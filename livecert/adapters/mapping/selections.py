@@ -62,6 +62,7 @@ class SelectionTable:
 
     def __init__(self, rows: Mapping[str, Any]) -> None:
         self.rows = [(ours, _pattern(ours), theirs) for ours, theirs in rows.items()]
+        self._offered: dict[str, bool] = {}  # asked for every selection of every sweep round
 
     def to_vendor(self, code: str) -> Any:
         for ours, pattern, theirs in self.rows:
@@ -73,11 +74,13 @@ class SelectionTable:
         return code
 
     def offered(self, code: str) -> bool:
-        try:
-            self.to_vendor(code)
-        except NotOffered:
-            return False
-        return True
+        if code not in self._offered:
+            try:
+                self.to_vendor(code)
+                self._offered[code] = True
+            except NotOffered:
+                self._offered[code] = False
+        return self._offered[code]
 
     def from_vendor(self, value: Any) -> str:
         for ours, _, theirs in self.rows:
