@@ -88,6 +88,10 @@ VENDOR_FAULTS = {
 def test_each_vendor_fault_is_caught_on_its_clause(tmp_path: Path, fault: str) -> None:
     game, clauses = VENDOR_FAULTS[fault]
     with vendor_server(fault) as (url, env):
+        # REG-MONEY-01's scenarios include the random sessions, whose balances show cents (and so
+        # the wallet fault) only for some draws: a fixed seed makes the run the same every time
+        # (seeds 1 and 2 both catch it; without one, one CI run in four missed it)
+        env = {**env, "LIVECERT_MONEY_SEED": "1"}
         status, certificate, output = _certify(
             tmp_path / "report", url, env, "--game", game, "--clauses", ",".join(clauses)
         )
