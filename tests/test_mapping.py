@@ -690,6 +690,65 @@ def test_acting_as_another_role_logs_that_role_in_again_when_its_session_expired
     assert len(logins) == 2
 
 
+def _errors_in_the_body(data: dict) -> None:
+    _cookie_session(data)
+    data["sessions"]["staff"]["expired"] = {"status": [401], "error_code": ["NO_SESSION"]}
+    data["responses"] = {
+        "success": {"path": "$.ok", "equals": True},
+        "error": {"code": "$.err", "message": "$.text"},
+    }
+
+
+def test_a_session_logs_in_again_when_its_error_body_says_it_expired(tmp_path: Path) -> None:
+    """A vendor that answers an expired session with 200 and its usual error body: the error
+    code the session lists means "log in again", not a refusal the scenario would judge."""
+    logins: list[int] = []
+
+    def script(request: Seen):
+        if request.path == "/login":
+            logins.append(1)
+            return 200, {"Set-Cookie": f"SID=s{len(logins)}; Path=/"}, {}
+        if request.headers.get("Cookie") == "SID=s1":
+            return 200, {}, {"ok": False, "err": "NO_SESSION", "text": "who are you?"}
+        return 200, {}, {"ok": True, "id": 9}
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, _errors_in_the_body)
+        adapter.check_credentials()
+        assert adapter.as_role("operator").create_table("sicbo") == "9"
+    assert len(logins) == 2
+
+
+def test_an_error_body_that_says_expired_again_after_a_login_stops_the_run(
+    tmp_path: Path,
+) -> None:
+    def script(request: Seen):
+        if request.path == "/login":
+            return 200, {"Set-Cookie": "SID=x; Path=/"}, {}
+        return 200, {}, {"ok": False, "err": "NO_SESSION", "text": "who are you?"}
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, _errors_in_the_body)
+        with pytest.raises(TargetError, match=r"NO_SESSION right after .* session changed"):
+            adapter.create_table("sicbo")
+
+
+def test_other_refusals_of_a_session_are_not_read_as_expiry(tmp_path: Path) -> None:
+    logins: list[int] = []
+
+    def script(request: Seen):
+        if request.path == "/login":
+            logins.append(1)
+            return 200, {"Set-Cookie": "SID=x; Path=/"}, {}
+        return 200, {}, {"ok": False, "err": "FORBIDDEN", "text": "not you"}
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, _errors_in_the_body)
+        with pytest.raises(Refused, match="FORBIDDEN"):
+            adapter.create_table("sicbo")
+    assert len(logins) == 1
+
+
 def test_a_forged_credential_reaches_every_template(tmp_path: Path) -> None:
     def token_in_body(data: dict) -> None:
         data["operations"]["balance"]["request"] = {

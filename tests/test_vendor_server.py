@@ -9,11 +9,14 @@ faults makes the same certification fail on the clause it breaks.
 """
 
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from cli_support import certify
 from vendor_support import MAPPING, ROOT, vendor_server
+
+from livecert.adapters.mapping import MappingAdapter, load_mapping
 
 
 def _certify(folder: Path, url: str, env: dict, *args: str) -> tuple[int, dict, str]:
@@ -98,6 +101,29 @@ def test_each_vendor_fault_is_caught_on_its_clause(tmp_path: Path, fault: str) -
     assert (status, certificate["verdict"]) == (1, "non-compliant"), output[-3000:]
     failed = [c for c, row in certificate["clauses"].items() if row["status"] == "failed"]
     assert set(clauses) & set(failed), (fault, failed)
+
+
+def test_the_staff_reading_a_player_page_on_an_expired_session_log_in_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The vendor answers an expired studio session on a player page (which the staff may read
+    too) as an anonymous caller's UNAUTHORIZED, not a redirect. Its mapping lists that code as
+    "log in again": the dealer's read must not turn into a refusal when the session runs out
+    there (it did once in CI, failing REG-ACCESS-01 on a compliant vendor)."""
+    with vendor_server(session_requests=1) as (url, env):
+        for name in ("SAOMAI_OPS_PASSWORD", "SAOMAI_STUDIO_PASSWORD"):
+            monkeypatch.setenv(name, env[name])
+        adapter = MappingAdapter(load_mapping(MAPPING), url)
+        player = adapter.create_player(Decimal("100.00"))
+        round_id = adapter.open_round(adapter.create_table("sicbo")).round_id
+        adapter.place_bets(player, round_id, [("BIG", "10.00")])
+        dealer = adapter.as_role("dealer")
+        # every second studio request meets an expired session: read enough times to meet it
+        # on the player page whichever request comes first
+        seen = [dealer.get_round(round_id, player) for _ in range(3)]
+        logins = [e for e in adapter.recorder.snapshot() if e.operation.startswith("log in")]
+    assert all([b.selection for b in view.bets] == ["BIG"] for view in seen)
+    assert len(logins) >= 3  # the studio logged in again on the player page
 
 
 def test_the_vendor_server_shares_no_code_with_livecert() -> None:

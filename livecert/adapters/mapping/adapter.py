@@ -308,6 +308,16 @@ class MappingAdapter:
                 return True
         return False
 
+    def _expired_error(self, session_name: str | None, refused: Refused) -> bool:
+        """True when a call sent with a login session was refused with one of the codes the
+        session lists as "log in again" (targets that answer an expired session with their
+        usual error body, not a 401 or a redirect). Calls without a session are never this:
+        for them the code is the refusal an access check is looking for."""
+        if session_name is None:
+            return False
+        rule = self.mapping.data.get("sessions", {}).get(session_name, {}).get("expired", {})
+        return refused.code in rule.get("error_code", [])
+
     def _responses(self, spec: dict) -> dict:
         merged = dict(self.mapping.data.get("responses", {}))
         merged.update(spec.get("responses", {}))
@@ -399,8 +409,21 @@ class MappingAdapter:
                     f"again as {session_name}: its session changed under the run",
                     f"{exchange.method} {exchange.url}",
                 )
+            try:
+                body, data = self._judge(operation, spec, response, exchange)
+            except Refused as refused:
+                if not self._expired_error(session_name, refused):
+                    raise
+                if attempt == 1:
+                    self._login(session_name)
+                    continue
+                raise TargetError(
+                    operation,
+                    f"the target answered {refused.code} right after the run logged in again "
+                    f"as {session_name}: its session changed under the run",
+                    f"{exchange.method} {exchange.url}",
+                ) from None
             break
-        body, data = self._judge(operation, spec, response, exchange)
         for name, path in spec.get("capture", {}).items():
             absolute, steps = parse(path)
             value = read(body if absolute else data, steps)

@@ -214,6 +214,7 @@ MAPPING_SCHEMA: dict[str, Any] = {
                         "properties": {
                             "status": {"type": "array", "items": {"type": "integer"}},
                             "location_contains": _STR,
+                            "error_code": {"type": "array", "items": _STR},
                         },
                     },
                 },
