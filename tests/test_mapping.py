@@ -66,7 +66,7 @@ def scripted(script: Script) -> Iterator[tuple[str, list[Seen]]]:
             self.end_headers()
             self.wfile.write(payload)
 
-        do_GET = do_POST = do_DELETE = _serve
+        do_GET = do_POST = do_PUT = do_DELETE = _serve
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
@@ -217,6 +217,11 @@ def a_round(state: str = "open", **more: object) -> dict:
         ),
         (lambda d: d["operations"].pop("balance"), "operations.balance: missing"),
         (
+            lambda d: d["operations"].pop("close_betting"),
+            "operations.close_betting: missing (a live round needs it; a target that plays "
+            "instant rounds only declares instant-round",
+        ),
+        (
             lambda d: d["declares"]["capabilities"].append("pause"),
             "'pause' needs operations.pause_round",
         ),
@@ -253,6 +258,26 @@ def test_a_broken_mapping_file_is_refused_naming_where(
         load_mapping(mapping_file(tmp_path, change))
     assert problem in str(raised.value)
     assert "mapping.yaml" in str(raised.value)
+
+
+def test_an_instant_only_mapping_loads_and_its_live_operations_are_not_testable(
+    tmp_path: Path,
+) -> None:
+    def instant_only(data: dict) -> None:
+        for name in ("open_round", "close_betting", "place_bets", "get_round", "enter_result"):
+            data["operations"].pop(name)
+        data["declares"]["capabilities"] = ["instant-round"]
+        data["operations"]["play_round"] = {
+            "role": "player",
+            "request": {"method": "POST", "path": "/instant", "json": {"dice": "${dice}"}},
+            "answer": ROUND,
+        }
+
+    adapter = adapter_for(tmp_path, "http://127.0.0.1:9", instant_only)
+    with pytest.raises(Unsupported, match="plays instant rounds only"):
+        adapter.open_round("t1")
+    with pytest.raises(Unsupported, match="cannot be told a live round's result"):
+        adapter.enter_result("r1", (1, 2, 3))
 
 
 def test_a_mapping_file_that_is_not_yaml_is_refused(tmp_path: Path) -> None:
@@ -414,6 +439,67 @@ def test_polling_gives_up_with_a_target_error(tmp_path: Path) -> None:
         adapter = adapter_for(tmp_path, url, poll)
         with pytest.raises(TargetError, match="stayed 'closing' for 50 ms"):
             adapter.close_betting("r1")
+
+
+def _table_opens_its_own_rounds(data: dict) -> None:
+    """A table that opens rounds on its own: "open a round" reads its current round until one
+    the run has not met yet is taking bets."""
+    data["operations"]["open_round"] = {
+        "role": "dealer",
+        "request": {"method": "GET", "path": "/tables/${table_id}/current"},
+        "answer": ROUND,
+        "poll": {
+            "new_round": True,
+            "until": {"state": ["betting"]},
+            "interval_ms": 5,
+            "timeout_ms": 2000,
+        },
+    }
+
+
+def test_polling_until_the_table_opens_a_new_round(tmp_path: Path) -> None:
+    """The table shows nothing, then the round the run already settled, then a new round still
+    closed, then the new round taking bets: only that last one is the opened round."""
+    shown = [None, a_round("done", id="r1"), a_round("done", id="r1")]
+    answers = iter([*shown, a_round("closed", id="r2"), a_round("open", id="r2")])
+    reads: list[str] = []
+
+    def script(request: Seen):
+        if request.path == "/rounds/r1/close":
+            return 200, {}, a_round("closed", id="r1")
+        reads.append(request.path)
+        return 200, {}, next(answers)
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, _table_opens_its_own_rounds)
+        adapter.close_betting("r1")  # the run has met round r1
+        opened = adapter.open_round("t1")
+    assert (opened.round_id, opened.state) == ("r2", "betting")
+    assert reads == ["/tables/t1/current"] * 5
+
+
+def test_waiting_for_a_new_round_that_never_comes_stops_the_run(tmp_path: Path) -> None:
+    def script(request: Seen):
+        return 200, {}, a_round("done", id="r1")
+
+    def short(data: dict) -> None:
+        _table_opens_its_own_rounds(data)
+        data["operations"]["open_round"]["poll"]["timeout_ms"] = 50
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, short)
+        adapter.close_betting("r1")
+        with pytest.raises(TargetError, match=r"still round r1 \('settled'\), met before for 50"):
+            adapter.open_round("t1")
+
+
+def test_a_polled_request_may_use_only_what_the_polling_operation_has(tmp_path: Path) -> None:
+    def bad(data: dict) -> None:
+        _table_opens_its_own_rounds(data)
+        data["operations"]["open_round"]["poll"]["operation"] = "get_round"
+
+    with pytest.raises(MappingError, match=r"open_round.poll \(get_round\).*round_id"):
+        load_mapping(mapping_file(tmp_path, bad))
 
 
 def _cookie_session(data: dict, secure_over_http: bool = True) -> None:
@@ -585,6 +671,44 @@ def test_hooks_run_before_and_after_with_captured_values(tmp_path: Path) -> None
     assert [s.path for s in seen] == ["/players", "/players/42/deposit"]
     assert seen[1].body == "amount=5.00"
     assert seen[1].headers["Content-Type"] == "application/x-www-form-urlencoded"
+
+
+def test_outcome_forcing_and_settle_now_hooks_around_the_roll(tmp_path: Path) -> None:
+    """A target whose rounds roll their own dice: a test endpoint forces the next result before
+    the roll (with a seed header as well), and a "settle now" call follows it."""
+
+    def forced(data: dict) -> None:
+        op = data["operations"]["enter_result"]
+        op["request"] = {
+            "method": "POST",
+            "path": "/rounds/${round_id}/roll",
+            "headers": {"X-Test-Seed": "${dice|join()}"},
+        }
+        op["before"] = [
+            {
+                "role": "operator",
+                "request": {
+                    "method": "PUT",
+                    "path": "/test/next-result",
+                    "json": {"dice": "${dice|join(,)}"},
+                },
+            }
+        ]
+        op["then"] = [{"request": {"method": "POST", "path": "/rounds/${round_id}/settle"}}]
+
+    def script(request: Seen):
+        return 200, {}, a_round("done", result={"dice": [6, 5, 4]})
+
+    with scripted(script) as (url, seen):
+        adapter_for(tmp_path, url, forced).enter_result("r1", (4, 5, 6))
+    assert [(s.method, s.path) for s in seen] == [
+        ("PUT", "/test/next-result"),
+        ("POST", "/rounds/r1/roll"),
+        ("POST", "/rounds/r1/settle"),
+    ]
+    assert json.loads(seen[0].body) == {"dice": "4,5,6"}
+    assert seen[0].headers["X-Api-Key"] == "s3cret-key"  # the hook's own role
+    assert seen[1].headers["X-Test-Seed"] == "456"
 
 
 def test_settlement_derived_from_the_balance_change(tmp_path: Path) -> None:

@@ -13,15 +13,19 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+import yaml
 from cli_support import certify
 from vendor_support import MAPPING, ROOT, vendor_server
 
 from livecert.adapters.mapping import MappingAdapter, load_mapping
+from livecert.certify.doctor import WARN, diagnose
 
 
-def _certify(folder: Path, url: str, env: dict, *args: str) -> tuple[int, dict, str]:
+def _certify(
+    folder: Path, url: str, env: dict, *args: str, mapping: Path = MAPPING
+) -> tuple[int, dict, str]:
     return certify(
-        folder, "--adapter", str(MAPPING), "--target-url", url, "--no-html", *args, env=env
+        folder, "--adapter", str(mapping), "--target-url", url, "--no-html", *args, env=env
     )
 
 
@@ -64,11 +68,9 @@ def test_a_selection_the_vendor_does_not_offer_is_not_tested_with_the_reason(
     assert row in text
     mapping.write_text(text.replace(row, '"FOUR_NUMBERS_{a}_{b}_{c}_{d}": null'), "utf-8")
     with vendor_server() as (url, env):
-        status, certificate, output = certify(
-            tmp_path / "report",
-            *("--adapter", str(mapping), "--target-url", url, "--no-html", "--game", "sicbo"),
-            *("--clauses", "SB-PAY-13,SB-PAY-15,REG-RTP-01"),
-            env=env,
+        clauses = "SB-PAY-13,SB-PAY-15,REG-RTP-01"
+        status, certificate, output = _certify(
+            tmp_path / "report", url, env, "--game", "sicbo", "--clauses", clauses, mapping=mapping
         )
     assert (status, certificate["verdict"]) == (2, "incomplete"), output[-3000:]
     clauses = certificate["clauses"]
@@ -78,6 +80,75 @@ def test_a_selection_the_vendor_does_not_offer_is_not_tested_with_the_reason(
     assert clauses["REG-RTP-01"]["status"] == "passed"
     assert not any(c.startswith("FOUR_NUMBERS") for c in certificate["rtp"]["sicbo"]["selections"])
     assert "SB-PAY-15" in " ".join(certificate["verdict_reasons"])
+
+
+def _instant_only_mapping(folder: Path) -> Path:
+    """The vendor's mapping without its live table: only the instant table, which bets, takes
+    the lab's result and settles in one request (a vendor with no round to drive)."""
+    data = yaml.safe_load(MAPPING.read_text(encoding="utf-8"))
+    kept = {"info", "create_player", "create_table", "balance", "bet_record", "play_round"}
+    data["operations"] = {k: v for k, v in data["operations"].items() if k in kept}
+    data["declares"]["capabilities"] = ["instant-round"]
+    path = folder / "instant-only.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_a_vendor_with_only_instant_rounds_is_certified_on_what_it_can_show(
+    tmp_path: Path,
+) -> None:
+    """The sweep plays every roll through the instant table and proves the paytable; the
+    clauses about a live round are not tested, with the reason, and the verdict is incomplete:
+    never compliant for what could not be shown."""
+    mapping = _instant_only_mapping(tmp_path)
+    with vendor_server() as (url, env):
+        status, certificate, output = _certify(
+            tmp_path / "report", url, env, "--game", "sicbo", mapping=mapping
+        )
+    assert (status, certificate["verdict"]) == (2, "incomplete"), output[-3000:]
+    clauses = certificate["clauses"]
+    paytable = [f"SB-PAY-{n:02d}" for n in range(1, 17)] + ["REG-SETTLE-01", "REG-RTP-01"]
+    assert all(clauses[c]["status"] == "passed" for c in paytable), output[-3000:]
+    live = ("SB-RND-01", "REG-BAL-01", "REG-ACCESS-01")
+    for clause in live:
+        assert clauses[clause]["status"] == "not-tested"
+        assert "plays instant rounds only" in clauses[clause]["reason"]
+    assert certificate["sweep"]["sicbo"]["mismatches"] == 0
+
+
+def test_the_doctor_says_what_an_instant_only_vendor_leaves_untested(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mapping = _instant_only_mapping(tmp_path)
+    with vendor_server() as (url, env):
+        for name in ("SAOMAI_OPS_PASSWORD", "SAOMAI_STUDIO_PASSWORD"):
+            monkeypatch.setenv(name, env[name])
+        diagnosis = diagnose(url, None, None, 5.0, str(mapping))
+    assert diagnosis.healthy, diagnosis.lines()
+    warned = {c.what: c.advice for c in diagnosis.checks if c.status == WARN}
+    live = "the mapping has no operation open_round, close_betting, place_bets, get_round"
+    assert "plays instant rounds only" in warned[live]
+    assert (
+        "cannot be told a live round's result"
+        in warned["the mapping has no operation enter_result"]
+    )
+
+
+def test_an_instant_only_vendor_fault_is_still_caught(tmp_path: Path) -> None:
+    mapping = _instant_only_mapping(tmp_path)
+    with vendor_server("sum10-booked-as-sum11") as (url, env):
+        status, certificate, output = _certify(
+            tmp_path / "report",
+            url,
+            env,
+            "--game",
+            "sicbo",
+            "--clauses",
+            "SB-PAY-08",
+            mapping=mapping,
+        )
+    assert (status, certificate["verdict"]) == (1, "non-compliant"), output[-3000:]
+    assert certificate["clauses"]["SB-PAY-08"]["status"] == "failed"
 
 
 VENDOR_FAULTS = {

@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from livecert.adapters import CredentialsError, TargetError, TargetInfo
 from livecert.adapters.mapping import MappingAdapter, MappingError
+from livecert.adapters.mapping.document import ABSENCE_MEANS
 from livecert.adapters.mapping.schema import OPERATION_NAMES
 from livecert.adapters.registry import (
     AdapterIdentity,
@@ -108,11 +109,15 @@ def _declarations(info: TargetInfo, diagnosis: Diagnosis, speaks_contract: bool 
 def _mapping_checks(adapter: MappingAdapter, identity: AdapterIdentity, diagnosis: Diagnosis):
     diagnosis.add(OK, f"mapping file {identity.source} is valid (sha256 {identity.sha256})")
     absent = [name for name in OPERATION_NAMES if adapter.mapping.operation(name) is None]
-    if absent:
+    by_meaning: dict[str, list[str]] = {}
+    for name in absent:
+        by_meaning.setdefault(ABSENCE_MEANS.get(name, ""), []).append(name)
+    for means, names in by_meaning.items():
+        skipped = "scenarios that need them are skipped as not testable through this adapter"
         diagnosis.add(
             WARN,
-            f"the mapping has no operation {', '.join(absent)}",
-            "scenarios that need them are skipped as not testable through this adapter",
+            f"the mapping has no operation {', '.join(names)}",
+            f"{means}; {skipped}" if means else skipped,
         )
     for game, table in adapter.mapping.selections.items():
         missing = [ours for ours, _, theirs in table.rows if theirs is None]

@@ -23,7 +23,7 @@ import requests
 from livecert.adapters.errors import CredentialsError, Refused, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.http import DEFAULT_TIMEOUT
-from livecert.adapters.mapping.document import MappingError, MappingFile
+from livecert.adapters.mapping.document import ABSENCE_MEANS, MappingError, MappingFile
 from livecert.adapters.mapping.jsonpath import MISSING, parse, read
 from livecert.adapters.mapping.selections import NotOffered
 from livecert.adapters.mapping.template import BASIC_FILTERS, TemplateError, dump_json, render
@@ -84,6 +84,7 @@ class MappingAdapter:
         self._logged_in: set[str] = set()
         self._captured: dict[str, Any] = {}
         self._round_games: dict[str, str] = {}
+        self._rounds_seen: set[str] = set()  # every round id an answer has shown
         self._table_games: dict[str, str] = {}
         self._entered: dict[str, tuple] = {}
         self._player_tokens: set[str] = set()
@@ -432,11 +433,16 @@ class MappingAdapter:
                 context["captured"] = self._captured
         return data
 
-    def _run(self, name: str, operation: str, values: dict[str, Any]) -> Any:
-        """Perform the mapping's operation `name`; answer its fields or its shape."""
+    def _run(
+        self, name: str, operation: str, values: dict[str, Any], none_yet: bool = False
+    ) -> Any:
+        """Perform the mapping's operation `name`; answer its fields or its shape (or None, with
+        `none_yet`, when the answer holds no object: a table between rounds)."""
         spec = self.mapping.operation(name)
         if spec is None:
-            raise Unsupported(operation, f"the mapping has no operation {name}")
+            raise Unsupported(
+                operation, ABSENCE_MEANS.get(name, f"the mapping has no operation {name}")
+            )
         if self._forced and isinstance(values.get("player"), PlayerHandle):
             token = self._forced[1] if self._forced[0] == "token" else ""
             values = {**values, "player": PlayerHandle(values["player"].player_id, token)}
@@ -448,16 +454,18 @@ class MappingAdapter:
         data = self._step(operation, spec, role, context, resend_safe)
         for extra in spec.get("then", []):
             self._step(operation, extra, extra.get("role", role), context, False)
-        return self._answer(name, spec, data, values)
+        return self._answer(name, spec, data, values, none_yet)
 
     # -- reading answers -----------------------------------------------------------------------
 
-    def _answer(self, name: str, spec: dict, data: Any, values: dict) -> Any:
+    def _answer(self, name: str, spec: dict, data: Any, values: dict, none_yet: bool) -> Any:
         answer = spec.get("answer", {})
         node = data
         if "from" in answer:
             node = read(data, parse(answer["from"])[1])
         ctx = {"game": values.get("game"), "round_id": values.get("round_id")}
+        if none_yet and node in (None, MISSING):
+            return None
         if "shape" in answer:
             return self._shape(answer["shape"], node, ctx)
         return {k: self._field(f, node, ctx, k) for k, f in answer.get("fields", {}).items()}
@@ -575,6 +583,7 @@ class MappingAdapter:
 
     def _round(self, fields: dict) -> RoundView:
         round_id = str(fields.get("round_id"))
+        self._rounds_seen.add(round_id)
         if fields.get("game"):
             self._round_games[round_id] = fields["game"]
         return RoundView(
@@ -590,32 +599,58 @@ class MappingAdapter:
         )
 
     def _round_op(self, name: str, operation: str, values: dict) -> RoundView:
-        shown = self._round(self._run(name, operation, values))
         poll = (self.mapping.operation(name) or {}).get("poll")
-        if poll:
-            shown = self._poll(poll, shown, values)
-        return shown
+        if not poll:
+            return self._round(self._run(name, operation, values))
+        known = frozenset(self._rounds_seen)  # "new" means: not one this run has met before
+        between_rounds = bool(poll.get("new_round"))  # a table may show no round for a while
+        shown = self._round_or_none(self._run(name, operation, values, between_rounds))
+        return self._poll(name, poll, shown, values, known)
 
-    def _poll(self, poll: dict, shown: RoundView, values: dict) -> RoundView:
-        """Read the round again until it leaves a transitional state (or reaches one)."""
+    def _round_or_none(self, fields: Any) -> RoundView | None:
+        """The round an answer shows, or None when it shows none yet (a table between rounds)."""
+        if not isinstance(fields, dict) or fields.get("round_id") in (None, ""):
+            return None
+        return self._round(fields)
+
+    def _poll(
+        self,
+        name: str,
+        poll: dict,
+        shown: RoundView | None,
+        values: dict,
+        known: frozenset[str],
+    ) -> RoundView:
+        """Read the round again until it leaves a transitional state (or reaches one), or, with
+        `new_round`, read the operation again until it shows a round the run has not met (a
+        table that opens its rounds itself)."""
         interval = poll.get("interval_ms", 50) / 1000
-        deadline = time.monotonic() + poll.get("timeout_ms", 10_000) / 1000
-        operation = poll.get("operation", "get_round")
+        timeout_ms = poll.get("timeout_ms", 10_000)
+        deadline = time.monotonic() + timeout_ms / 1000
+        new_round = poll.get("new_round", False)
+        operation = poll.get("operation", name if new_round else "get_round")
 
-        def waiting(view: RoundView) -> bool:
+        def waiting(view: RoundView | None) -> bool:
+            if view is None or (new_round and view.round_id in known):
+                return True
             if any(getattr(view, k) in v for k, v in poll.get("while", {}).items()):
                 return True
             return any(getattr(view, k) not in v for k, v in poll.get("until", {}).items())
 
         while waiting(shown):
             if time.monotonic() > deadline:
-                raise TargetError(
-                    "wait for the round",
-                    f"round {shown.round_id} stayed {shown.state!r} for "
-                    f"{poll.get('timeout_ms', 10_000)} ms",
-                )
+                if shown is None:
+                    seen = "no round at all"
+                elif new_round and shown.round_id in known:
+                    seen = f"still round {shown.round_id} ({shown.state!r}), met before"
+                else:
+                    seen = f"round {shown.round_id} stayed {shown.state!r}"
+                wanted = "a new round" if new_round else "the round"
+                raise TargetError(f"wait for {wanted}", f"{seen} for {timeout_ms} ms")
             time.sleep(interval)
-            shown = self._round(self._run(operation, "read the round", values))
+            again = values if shown is None or new_round else {**values, "round_id": shown.round_id}
+            answer = self._run(operation, "read the round", again, none_yet=new_round)
+            shown = self._round_or_none(answer)
         return shown
 
     # -- the adapter operations ----------------------------------------------------------------

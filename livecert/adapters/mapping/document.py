@@ -17,16 +17,20 @@ from livecert.adapters.mapping.schema import MAPPING_SCHEMA
 from livecert.adapters.mapping.selections import SelectionTable
 from livecert.adapters.mapping.template import PLACEHOLDER
 
-REQUIRED_OPERATIONS = (
-    "create_player",
-    "create_table",
-    "open_round",
-    "close_betting",
-    "place_bets",
-    "enter_result",
-    "get_round",
-    "balance",
-)
+REQUIRED_OPERATIONS = ("create_player", "create_table", "balance")
+# a live round the harness drives: opened, bet on, closed and read. Every mapping maps them,
+# unless its target plays instant rounds only (it declares instant-round and maps play_round).
+LIVE_ROUND_OPERATIONS = ("open_round", "close_betting", "place_bets", "get_round")
+# what an optional operation's absence means for the scenarios that need it (their skip reason)
+ABSENCE_MEANS: dict[str, str] = {
+    **dict.fromkeys(
+        LIVE_ROUND_OPERATIONS,
+        "the target plays instant rounds only: there is no live round to open, bet on, close "
+        "or read",
+    ),
+    "enter_result": "the target cannot be told a live round's result (no outcome forcing "
+    "there: the mapping has no enter_result)",
+}
 # what each capability needs the mapping to be able to do
 CAPABILITY_OPERATIONS = {
     "pause": ("pause_round", "resume_round"),
@@ -183,6 +187,13 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
     for name in REQUIRED_OPERATIONS:
         if name not in operations:
             problems.append(f"operations.{name}: missing (every mapping needs it)")
+    if "instant-round" not in data["declares"].get("capabilities", []):
+        for name in LIVE_ROUND_OPERATIONS:
+            if name not in operations:
+                problems.append(
+                    f"operations.{name}: missing (a live round needs it; a target that plays "
+                    "instant rounds only declares instant-round and maps play_round)"
+                )
     for capability in data["declares"].get("capabilities", []):
         for name in CAPABILITY_OPERATIONS[capability]:
             if name not in operations:
@@ -228,9 +239,17 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
         for index, step in enumerate([op, *op.get("before", []), *op.get("then", [])]):
             label = where if index == 0 else f"{where} (hook {index})"
             _placeholders(step["request"], known, names, f"{label}.request", problems)
-        polled = op.get("poll", {}).get("operation")  # (checked below, with the sessions)
+        poll = op.get("poll")
+        default = op_name if poll and poll.get("new_round") else "get_round"
+        polled = poll and poll.get("operation", default)
         if polled and polled not in operations:
             problems.append(f"{where}.poll.operation: no operation {polled!r}")
+        elif polled and polled != op_name:
+            # the polled request is filled in with this operation's names (and the round's id,
+            # unless it waits for a new round)
+            filled = known | (set() if poll.get("new_round") else {"round_id"})
+            request = operations[polled]["request"]
+            _placeholders(request, filled, names, f"{where}.poll ({polled})", problems)
     variables_named = set(data.get("variables", {}))
     for name, session in sessions.items():
         _placeholders(session["login"], set(), variables_named, f"sessions.{name}.login", problems)

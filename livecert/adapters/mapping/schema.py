@@ -81,6 +81,7 @@ _POLL = {
         "operation": _STR,
         "while": {"type": "object", "additionalProperties": {"type": "array"}},
         "until": {"type": "object", "additionalProperties": {"type": "array"}},
+        "new_round": {"type": "boolean"},
         "interval_ms": {"type": "integer", "minimum": 1},
         "timeout_ms": {"type": "integer", "minimum": 1},
     },
