@@ -30,7 +30,10 @@ def _certify(
 
 
 def test_the_vendor_server_is_certified_compliant_through_its_mapping(tmp_path: Path) -> None:
-    with vendor_server(session_requests=150) as (url, env):
+    # the staff sessions expire every 7 requests: each kind of staff call meets an expired
+    # session somewhere in the run (at 150 a player-page read met one only on some runs, and
+    # was read as a refusal until the mapping listed its error code)
+    with vendor_server(session_requests=7) as (url, env):
         status, certificate, output = _certify(tmp_path / "report", url, env, "--game", "all")
     assert (status, certificate["verdict"]) == (0, "compliant"), output[-3000:]
     in_scope = certificate["scope"]["clauses_in_scope"]
@@ -55,8 +58,8 @@ def test_the_vendor_server_is_certified_compliant_through_its_mapping(tmp_path: 
         for p in (tmp_path / "report" / "allure-results").glob("*-attachment*")
     ]
     assert any("instant.php" in text for text in attachments)
-    # the staff sessions expired under the run (every 150 requests) and were logged in again
-    assert sum(text.count("log in as studio") for text in attachments) >= 3
+    # the staff sessions expired under the run and were logged in again
+    assert sum(text.count("log in as studio") for text in attachments) >= 30
 
 
 def test_a_selection_the_vendor_does_not_offer_is_not_tested_with_the_reason(
