@@ -3,15 +3,20 @@
 message, verdict `incomplete`, exit 2, nothing passed, no stack trace.
 """
 
+import hashlib
+import importlib
 import os
 import signal
+import sys
 import textwrap
 import threading
 from pathlib import Path
 
+import pytest
 from cli_support import certify
 from vendor_support import MAPPING, vendor_server
 
+from livecert.adapters.registry import code_sha256
 from livecert.certify.doctor import diagnose
 from livecert.certify.selftest import livecert_command
 from livecert.harness.embedded import EmbeddedServer
@@ -85,6 +90,31 @@ def test_a_plugin_adapter_is_found_by_its_entry_point_name(tmp_path: Path) -> No
         "acme-livecert 1.0",
     )
     assert certificate["clauses"]["CONTRACT-01"]["status"] == "not-tested"
+    # the plugin's code is named by its hash, not only by a version a rebuild can keep
+    source = (tmp_path / "acme_livecert.py").read_bytes()
+    expected = hashlib.sha256(b"acme_livecert.py\0" + source + b"\0").hexdigest()
+    assert adapter["sha256"] == expected
+
+
+def test_a_plugin_package_hash_covers_every_module_and_changes_with_any(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "acme_pkg"
+    (package / "wire").mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "wire" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "wire" / "codes.py").write_text("BIG = 'B'\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("acme_pkg.wire.codes")
+    try:
+        before = code_sha256("acme_pkg.wire.codes")
+        (package / "wire" / "codes.py").write_text("BIG = 'S'\n", encoding="utf-8")
+        after = code_sha256("acme_pkg")
+    finally:
+        for name in [m for m in sys.modules if m.startswith("acme_pkg")]:
+            del sys.modules[name]
+    assert before and after and before != after
+    assert code_sha256("no_such_module_anywhere") is None
 
 
 def test_an_unknown_adapter_names_the_installed_plugins(tmp_path: Path) -> None:

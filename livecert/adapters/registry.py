@@ -6,6 +6,8 @@
   callable taking AdapterOptions and answering a TargetAdapter, for what a mapping cannot say.
 """
 
+import hashlib
+import sys
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -104,4 +106,21 @@ def build_adapter(
         )
     dist = found[0].dist
     source = f"{dist.name} {dist.version}" if dist else found[0].value
-    return adapter, AdapterIdentity("plugin", choice, source)
+    return adapter, AdapterIdentity("plugin", choice, source, code_sha256(factory.__module__))
+
+
+def code_sha256(module_name: str) -> str | None:
+    """One sha256 over the Python source of the plugin's top-level package (each file's path
+    relative to it, then its bytes, in path order), or of its single module: what the
+    certificate names beside the distribution's version, which a rebuilt plugin can keep."""
+    top = sys.modules.get(module_name.split(".")[0])
+    origin = getattr(top, "__file__", None)
+    if not origin:
+        return None
+    root = Path(origin).parent
+    files = sorted(root.rglob("*.py")) if hasattr(top, "__path__") else [Path(origin)]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
