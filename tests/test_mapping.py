@@ -26,6 +26,7 @@ import yaml
 from livecert.adapters import PlayerHandle, Refused, TargetError
 from livecert.adapters.errors import CredentialsError, Unsupported
 from livecert.adapters.mapping import MappingAdapter, MappingError, load_mapping
+from livecert.adapters.mapping.document import OPERATION_CONTEXT
 
 
 @dataclass
@@ -278,6 +279,56 @@ def test_an_instant_only_mapping_loads_and_its_live_operations_are_not_testable(
         adapter.open_round("t1")
     with pytest.raises(Unsupported, match="cannot be told a live round's result"):
         adapter.enter_result("r1", (1, 2, 3))
+
+
+def test_each_operation_is_given_exactly_the_names_its_templates_may_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loader checks every `${name}` against OPERATION_CONTEXT; the adapter fills templates
+    from the values each method passes. The two lists are kept in two places, so this holds
+    them together: a name allowed but never given would pass the load and fail mid-run."""
+    given: dict[str, set[str]] = {}
+
+    def record(self, name: str, operation: str, values: dict, none_yet: bool = False) -> dict:
+        given[name] = set(values)
+        answer = {"round_id": "r1", "table_id": "t1", "player_id": "p1", "token": "k"}
+        return {**answer, "state": "betting", "balance": Decimal("1"), "bets": []}
+
+    def everything(data: dict) -> None:
+        for name in OPERATION_CONTEXT:
+            data["operations"].setdefault(name, {"request": {"method": "GET", "path": "/x"}})
+        data["declares"]["capabilities"] = ["instant-round"]
+
+    monkeypatch.setattr(MappingAdapter, "_run", record)
+    adapter = adapter_for(tmp_path, "http://127.0.0.1:9", everything)
+    player = PlayerHandle("p1", "k")
+    adapter.info()
+    adapter.create_player(Decimal("10.00"))
+    adapter.create_table("sicbo")
+    adapter.open_round("t1", 800)
+    adapter.close_betting("r1")
+    adapter.get_round("r1")
+    adapter.get_round("r1", player)
+    for action in ("pause", "resume", "cancel", "void"):
+        adapter.dealer_action("r1", action, "a reason")
+    adapter.record_reshake("r1", "a die on its edge")
+    adapter.record_event("r1", "bowl_opened")
+    adapter.enter_result("r1", (1, 2, 3))
+    adapter.place_bets(player, "r1", [("BIG", Decimal("1.00"))], "key-1")
+    adapter.balance(player)
+    adapter.connect(player)
+    adapter.disconnect(player)
+    adapter.withdraw_bet(player, "b1")
+    adapter.bet_record(player, "r1")
+    adapter.statistics("t1")
+    adapter.play_round(player, "t1", [("BIG", Decimal("1.00"))], (1, 2, 3))
+    assert set(given) == set(OPERATION_CONTEXT)
+    differ = [
+        f"{name}: given {sorted(given[name])}, allowed {sorted(OPERATION_CONTEXT[name])}"
+        for name in sorted(given)
+        if given[name] != OPERATION_CONTEXT[name]
+    ]
+    assert not differ, "\n".join(differ)
 
 
 def test_a_mapping_file_that_is_not_yaml_is_refused(tmp_path: Path) -> None:

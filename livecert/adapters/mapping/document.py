@@ -100,16 +100,17 @@ def _paths(node: Any, where: str, problems: list[str]) -> None:
                 _paths(node[key], f"{where}.{key}", problems)
 
 
-_ROUND = {"round_id", "game", "player"}
-# the names each operation's templates may use, besides `vars` and `captured` (docs/mapping.md)
+_ROUND = {"round_id", "game"}
+# the names each operation's templates may use, besides `vars` and `captured` (docs/mapping.md);
+# the adapter's methods give exactly these (tests/test_mapping.py holds the two together)
 OPERATION_CONTEXT: dict[str, set[str]] = {
     "info": set(),
     "create_player": {"balance"},
     "create_table": {"game"},
     "open_round": {"table_id", "countdown_ms", "game"},
     "close_betting": _ROUND,
-    "get_round": _ROUND,
-    "get_round_as_player": _ROUND,
+    "get_round": _ROUND | {"player"},
+    "get_round_as_player": _ROUND | {"player"},
     "pause_round": _ROUND | {"reason"},
     "resume_round": _ROUND | {"reason"},
     "cancel_round": _ROUND | {"reason"},
@@ -117,7 +118,7 @@ OPERATION_CONTEXT: dict[str, set[str]] = {
     "record_reshake": _ROUND | {"reason"},
     "record_event": _ROUND | {"event"},
     "enter_result": _ROUND | {"dice", "tokens", "outcome"},
-    "place_bets": _ROUND | {"bets", "idempotency_key"},
+    "place_bets": _ROUND | {"player", "bets", "idempotency_key"},
     "balance": {"player"},
     "connect": {"player"},
     "disconnect": {"player"},
