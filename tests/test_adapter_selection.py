@@ -7,7 +7,6 @@ import hashlib
 import importlib
 import os
 import signal
-import sys
 import textwrap
 import threading
 from pathlib import Path
@@ -96,24 +95,35 @@ def test_a_plugin_adapter_is_found_by_its_entry_point_name(tmp_path: Path) -> No
     assert adapter["sha256"] == expected
 
 
-def test_a_plugin_package_hash_covers_every_module_and_changes_with_any(
+def test_a_plugin_package_hash_covers_every_file_of_the_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The hash is the whole package's, whichever module the entry point names, and changes
+    with any of its files (a sub-module, a data file), not with compiled caches."""
     package = tmp_path / "acme_pkg"
-    (package / "wire").mkdir(parents=True)
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "wire" / "__init__.py").write_text("", encoding="utf-8")
-    (package / "wire" / "codes.py").write_text("BIG = 'B'\n", encoding="utf-8")
+    (package / "wire" / "__pycache__").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "wire/__init__.py": "",
+        "wire/codes.py": "BIG = 'B'\n",
+        "wire/codes.json": '{"BIG": "B"}',
+    }
+    for name, text in files.items():
+        (package / name).write_text(text, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    importlib.import_module("acme_pkg.wire.codes")
-    try:
-        before = code_sha256("acme_pkg.wire.codes")
-        (package / "wire" / "codes.py").write_text("BIG = 'S'\n", encoding="utf-8")
-        after = code_sha256("acme_pkg")
-    finally:
-        for name in [m for m in sys.modules if m.startswith("acme_pkg")]:
-            del sys.modules[name]
-    assert before and after and before != after
+    importlib.invalidate_caches()
+    expected = hashlib.sha256()
+    for name in sorted(files):
+        expected.update(f"acme_pkg/{name}".encode() + b"\0" + files[name].encode() + b"\0")
+    whole = code_sha256("acme_pkg.wire.codes")
+    assert whole == code_sha256("acme_pkg") == expected.hexdigest()
+    (package / "wire" / "__pycache__" / "codes.cpython-311.pyc").write_bytes(b"cache")
+    assert code_sha256("acme_pkg") == whole
+    for name in ("wire/codes.py", "wire/codes.json"):
+        (package / name).write_text(files[name] + " ", encoding="utf-8")
+        changed = code_sha256("acme_pkg")
+        assert changed != whole, name
+        whole = changed
     assert code_sha256("no_such_module_anywhere") is None
 
 

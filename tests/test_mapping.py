@@ -219,8 +219,9 @@ def a_round(state: str = "open", **more: object) -> dict:
         (lambda d: d["operations"].pop("balance"), "operations.balance: missing"),
         (
             lambda d: d["operations"].pop("close_betting"),
-            "operations.close_betting: missing (a live round needs it; a target that plays "
-            "instant rounds only declares instant-round",
+            "operations.close_betting: missing (a live round needs all of open_round, "
+            "close_betting, place_bets, get_round; a target that plays instant rounds only maps "
+            "none of them",
         ),
         (
             lambda d: d["declares"]["capabilities"].append("pause"),
@@ -922,6 +923,117 @@ def test_other_refusals_of_a_session_are_not_read_as_expiry(tmp_path: Path) -> N
         with pytest.raises(Refused, match="FORBIDDEN"):
             adapter.create_table("sicbo")
     assert len(logins) == 1
+
+
+def _forced_outcome_hook(data: dict) -> None:
+    data["operations"]["enter_result"]["before"] = [
+        {"role": "operator", "request": {"method": "PUT", "path": "/test/next-result"}}
+    ]
+
+
+def test_an_access_check_judges_the_operation_not_its_setup_hooks(tmp_path: Path) -> None:
+    """A player trying to enter the result: the outcome-forcing hook is the run's own setup,
+    sent with the operator's key; only the judged request carries the player's token."""
+
+    def script(request: Seen):
+        if request.path == "/test/next-result":
+            return 200, {}, {}
+        return 403, {}, {"error": "not you"}
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _forced_outcome_hook)
+        with pytest.raises(Refused):
+            adapter.with_credential("player-key").enter_result("r1", (1, 2, 3))
+    hook, judged = seen
+    assert hook.headers["X-Api-Key"] == "s3cret-key"
+    assert judged.path == "/rounds/r1/result"
+    assert judged.headers["Authorization"] == "Bearer player-key"
+
+
+def test_a_refused_hook_is_a_target_error_not_the_operation_refused(tmp_path: Path) -> None:
+    """Were a hook's refusal read as the operation's, an access check would pass without the
+    judged request ever being sent."""
+
+    def script(request: Seen):
+        return 403, {}, {"error": "forcing is switched off"}
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _forced_outcome_hook)
+        with pytest.raises(TargetError, match=r"hook PUT /test/next-result was refused \(403"):
+            adapter.with_credential("player-key").enter_result("r1", (1, 2, 3))
+    assert [s.path for s in seen] == ["/test/next-result"]
+
+
+def test_who_may_open_a_round_is_not_asked_of_a_table_that_opens_its_own(tmp_path: Path) -> None:
+    with scripted(lambda _: (200, {}, a_round("open", id="r2"))) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _table_opens_its_own_rounds)
+        with pytest.raises(Unsupported, match="opens its own rounds"):
+            adapter.as_role("player").open_round("t1")
+    assert not seen
+
+
+def test_a_role_refused_again_after_a_fresh_login_is_a_refusal(tmp_path: Path) -> None:
+    """Acting as the operator where the target says NO_SESSION: one fresh login, and a second
+    NO_SESSION is the operator being refused (what the access check asks), not a broken run."""
+    logins: list[int] = []
+
+    def script(request: Seen):
+        if request.path == "/login":
+            logins.append(1)
+            return 200, {"Set-Cookie": f"SID=s{len(logins)}; Path=/"}, {}
+        return 200, {}, {"ok": False, "err": "NO_SESSION", "text": "not for you"}
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, _errors_in_the_body)
+        with pytest.raises(Refused, match="NO_SESSION"):
+            adapter.as_role("operator").create_table("sicbo")
+    assert len(logins) == 2
+
+
+def test_polling_reads_the_round_asked_for(tmp_path: Path) -> None:
+    reads: list[str] = []
+
+    def script(request: Seen):
+        if request.method == "GET":
+            reads.append(request.path)
+            return 200, {}, a_round("closed", id="r1")
+        return 200, {}, a_round("closing", id="r9")  # the close names another round
+
+    def poll(data: dict) -> None:
+        data["operations"]["close_betting"]["poll"] = {"until": {"state": ["closed"]}}
+
+    with scripted(script) as (url, _):
+        assert adapter_for(tmp_path, url, poll).close_betting("r1").round_id == "r1"
+    assert reads == ["/rounds/r1"]
+
+
+def test_a_new_round_must_be_a_read_on_open_round(tmp_path: Path) -> None:
+    def on_close(data: dict) -> None:
+        data["operations"]["close_betting"]["poll"] = {"new_round": True}
+
+    def posted(data: dict) -> None:
+        _table_opens_its_own_rounds(data)
+        data["operations"]["open_round"]["request"]["method"] = "POST"
+
+    with pytest.raises(MappingError, match="only open_round waits for a new round"):
+        load_mapping(mapping_file(tmp_path, on_close))
+    with pytest.raises(MappingError, match="must be a read"):
+        load_mapping(mapping_file(tmp_path, posted))
+
+
+def test_a_player_placeholder_on_the_dealers_read_is_left_out(tmp_path: Path) -> None:
+    """get_round may name the reading player; when the dealer reads there is none, and the
+    placeholder vanishes instead of failing mid-run."""
+
+    def with_player(data: dict) -> None:
+        request = data["operations"]["get_round"]["request"]
+        request["query"] = {"as": "${player.token}"}
+
+    with scripted(lambda _: (200, {}, a_round("open"))) as (url, seen):
+        adapter = adapter_for(tmp_path, url, with_player)
+        adapter.get_round("r1")
+        adapter.get_round("r1", PlayerHandle("7", "pk"))
+    assert [s.query for s in seen] == [{}, {"as": "pk"}]
 
 
 def test_a_forged_credential_reaches_every_template(tmp_path: Path) -> None:

@@ -194,10 +194,16 @@ def test_the_staff_reading_a_player_page_on_an_expired_session_log_in_again(
         dealer = adapter.as_role("dealer")
         # every second studio request meets an expired session: read enough times to meet it
         # on the player page whichever request comes first
+        already = len(adapter.recorder.snapshot())
         seen = [dealer.get_round(round_id, player) for _ in range(3)]
-        logins = [e for e in adapter.recorder.snapshot() if e.operation.startswith("log in")]
+        reads = adapter.recorder.snapshot()[already:]
     assert all([b.selection for b in view.bets] == ["BIG"] for view in seen)
-    assert len(logins) >= 3  # the studio logged in again on the player page
+    # the player page answered an expired session UNAUTHORIZED; the studio logged in again and
+    # the same read was sent again and answered
+    steps = [(e.operation, "UNAUTHORIZED" in (e.response_body or "")) for e in reads]
+    expired_at = steps.index(("read the round", True))
+    assert steps[expired_at + 1][0] == "log in as studio"
+    assert steps[expired_at + 2] == ("read the round", False)
 
 
 def test_the_vendor_server_shares_no_code_with_livecert() -> None:

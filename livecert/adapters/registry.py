@@ -7,9 +7,9 @@
 """
 
 import hashlib
-import sys
+import importlib.util
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import Distribution, entry_points
 from pathlib import Path
 
 from livecert.adapters.base import TargetAdapter
@@ -106,21 +106,38 @@ def build_adapter(
         )
     dist = found[0].dist
     source = f"{dist.name} {dist.version}" if dist else found[0].value
-    return adapter, AdapterIdentity("plugin", choice, source, code_sha256(factory.__module__))
+    digest = code_sha256(found[0].module, dist)
+    if digest is None:
+        source += " (its code could not be located: not hashed)"
+    return adapter, AdapterIdentity("plugin", choice, source, digest)
 
 
-def code_sha256(module_name: str) -> str | None:
-    """One sha256 over the Python source of the plugin's top-level package (each file's path
-    relative to it, then its bytes, in path order), or of its single module: what the
-    certificate names beside the distribution's version, which a rebuilt plugin can keep."""
-    top = sys.modules.get(module_name.split(".")[0])
-    origin = getattr(top, "__file__", None)
-    if not origin:
+def code_sha256(module_name: str, dist: Distribution | None = None) -> str | None:
+    """One sha256 over every file of the entry point's top-level package (each file's path,
+    then its bytes, in path order; compiled caches left out), or of its single module, or else
+    of the distribution's recorded files: what the certificate names beside the version, which
+    a rebuilt plugin can keep. None when none of them can be found."""
+    top = module_name.split(".")[0]
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        spec = None
+    files: list[tuple[str, Path]] = []
+    if spec and spec.submodule_search_locations:  # a package (namespace packages: every part)
+        for root in map(Path, spec.submodule_search_locations):
+            files += [
+                (f"{top}/{path.relative_to(root).as_posix()}", path)
+                for path in root.rglob("*")
+                if path.is_file() and "__pycache__" not in path.parts
+            ]
+    elif spec and spec.origin and Path(spec.origin).is_file():
+        files = [(Path(spec.origin).name, Path(spec.origin))]
+    elif dist and dist.files:
+        located = [(str(f), Path(str(dist.locate_file(f)))) for f in dist.files]
+        files = [(label, path) for label, path in located if path.is_file()]
+    if not files:
         return None
-    root = Path(origin).parent
-    files = sorted(root.rglob("*.py")) if hasattr(top, "__path__") else [Path(origin)]
     digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
+    for label, path in sorted(files):
+        digest.update(label.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()

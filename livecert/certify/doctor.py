@@ -112,8 +112,8 @@ def _mapping_checks(adapter: MappingAdapter, identity: AdapterIdentity, diagnosi
     by_meaning: dict[str, list[str]] = {}
     for name in absent:
         by_meaning.setdefault(ABSENCE_MEANS.get(name, ""), []).append(name)
+    skipped = "scenarios that need them are skipped as not testable through this adapter"
     for means, names in by_meaning.items():
-        skipped = "scenarios that need them are skipped as not testable through this adapter"
         diagnosis.add(
             WARN,
             f"the mapping has no operation {', '.join(names)}",

@@ -23,7 +23,12 @@ import requests
 from livecert.adapters.errors import CredentialsError, Refused, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.http import DEFAULT_TIMEOUT
-from livecert.adapters.mapping.document import ABSENCE_MEANS, MappingError, MappingFile
+from livecert.adapters.mapping.document import (
+    ABSENCE_MEANS,
+    MappingError,
+    MappingFile,
+    may_resend,
+)
 from livecert.adapters.mapping.jsonpath import MISSING, parse, read
 from livecert.adapters.mapping.selections import NotOffered
 from livecert.adapters.mapping.template import BASIC_FILTERS, TemplateError, dump_json, render
@@ -189,20 +194,23 @@ class MappingAdapter:
     def _context(self, values: dict[str, Any]) -> dict[str, Any]:
         return {"vars": self.mapping.variables, "captured": self._captured, **values}
 
-    def _auth(self, role: str, context: dict) -> tuple[requests.Session, dict, str | None]:
-        """The session (cookie jar), headers and login-session name a call is sent with."""
+    def _auth(
+        self, role: str, context: dict, forced: tuple[str, str] | None
+    ) -> tuple[requests.Session, dict, str | None]:
+        """The session (cookie jar), headers and login-session name a call is sent with;
+        `forced` is an access check's credential (another role's, or a player token)."""
         roles = self.mapping.data.get("roles", {})
-        if self._forced and self._forced[0] == "token":
+        if forced and forced[0] == "token":
             # a forged, absent or other player's credential: no session, no stored cookies
-            token = self._forced[1]
+            token = forced[1]
             if not token:
                 return self._new_session(), {}, None
             spec = roles.get("player", {})
             player = {"token": token, "player_id": ""}
             headers = render(spec.get("headers", {}), {**context, "player": player}, self._filters)
             return self._new_session(), headers, None
-        if self._forced:
-            role = self._forced[1]
+        if forced:
+            role = forced[1]
         spec = roles.get(role, {})
         name = spec.get("session")
         session = self._jar(name) if name else self._plain
@@ -211,7 +219,7 @@ class MappingAdapter:
         try:
             headers = render(spec.get("headers", {}), context, self._filters)
         except TemplateError as error:
-            if not self._forced:
+            if not forced:
                 raise MappingError(
                     self.mapping.source, [f"roles.{role}.headers: {error}"]
                 ) from None
@@ -312,8 +320,9 @@ class MappingAdapter:
     def _expired_error(self, session_name: str | None, refused: Refused) -> bool:
         """True when a call sent with a login session was refused with one of the codes the
         session lists as "log in again" (targets that answer an expired session with their
-        usual error body, not a 401 or a redirect). Calls without a session are never this:
-        for them the code is the refusal an access check is looking for."""
+        usual error body, not a 401 or a redirect). Calls without a session (a forged or absent
+        player credential) are never this; a call acting as another role is retried once after
+        a fresh login, and a second refusal is then the refusal its access check looks for."""
         if session_name is None:
             return False
         rule = self.mapping.data.get("sessions", {}).get(session_name, {}).get("expired", {})
@@ -386,10 +395,21 @@ class MappingAdapter:
             return body, data
         return body, body
 
-    def _step(self, operation: str, spec: dict, role: str, context: dict, resend_safe: bool):
-        """Send one request of an operation, logging in again once if the session expired."""
+    def _step(
+        self,
+        operation: str,
+        spec: dict,
+        role: str,
+        context: dict,
+        resend_safe: bool,
+        judged: bool = True,
+    ) -> Any:
+        """Send one request of an operation, logging in again once if the session expired.
+        Only the judged request carries an access check's forced credential; hooks are the
+        run's own setup and go with their own role's."""
+        forced = self._forced if judged else None
         for attempt in (1, 2):
-            session, headers, session_name = self._auth(role, context)
+            session, headers, session_name = self._auth(role, context, forced)
             response, exchange = self._http(
                 operation, role, session, spec["request"], context, headers, resend_safe
             )
@@ -418,6 +438,8 @@ class MappingAdapter:
                 if attempt == 1:
                     self._login(session_name)
                     continue
+                if forced:
+                    raise  # acting as another role and refused again after a fresh login: a refusal
                 raise TargetError(
                     operation,
                     f"the target answered {refused.code} right after the run logged in again "
@@ -443,28 +465,47 @@ class MappingAdapter:
             raise Unsupported(
                 operation, ABSENCE_MEANS.get(name, f"the mapping has no operation {name}")
             )
+        setup = self._context(values)  # the hooks' context: the run's own player
         if self._forced and isinstance(values.get("player"), PlayerHandle):
             token = self._forced[1] if self._forced[0] == "token" else ""
             values = {**values, "player": PlayerHandle(values["player"].player_id, token)}
         context = self._context(values)
         role = spec.get("role", "anonymous")
         for extra in spec.get("before", []):
-            self._step(operation, extra, extra.get("role", role), context, False)
-        resend_safe = spec.get("resend_safe", spec["request"]["method"] == "GET")
-        data = self._step(operation, spec, role, context, resend_safe)
+            self._hook(operation, extra, role, setup)
+        data = self._step(operation, spec, role, context, may_resend(spec))
         for extra in spec.get("then", []):
-            self._step(operation, extra, extra.get("role", role), context, False)
+            self._hook(operation, extra, role, setup)
         return self._answer(name, spec, data, values, none_yet)
+
+    def _hook(self, operation: str, extra: dict, role: str, context: dict) -> None:
+        """A `before` or `then` request: setup, never what a scenario judges. A refusal there is
+        the target failing the run's setup (a target error), not the operation refused."""
+        try:
+            self._step(operation, extra, extra.get("role", role), context, False, judged=False)
+        except Refused as refused:
+            request = extra["request"]
+            raise TargetError(
+                operation,
+                f"its hook {request['method']} {request['path']} was refused "
+                f"({refused.status} {refused.code}): {refused.message}",
+            ) from None
 
     # -- reading answers -----------------------------------------------------------------------
 
-    def _answer(self, name: str, spec: dict, data: Any, values: dict, none_yet: bool) -> Any:
+    @staticmethod
+    def _asked(values: dict, shown: RoundView | None) -> str | None:
+        return values.get("round_id") or (shown.round_id if shown else None)
+
+    def _answer(
+        self, name: str, spec: dict, data: Any, values: dict, none_yet: bool = False
+    ) -> Any:
         answer = spec.get("answer", {})
         node = data
         if "from" in answer:
             node = read(data, parse(answer["from"])[1])
         ctx = {"game": values.get("game"), "round_id": values.get("round_id")}
-        if none_yet and node in (None, MISSING):
+        if none_yet and node is None:  # null: a table between rounds (a missing path is an error)
             return None
         if "shape" in answer:
             return self._shape(answer["shape"], node, ctx)
@@ -602,9 +643,17 @@ class MappingAdapter:
         poll = (self.mapping.operation(name) or {}).get("poll")
         if not poll:
             return self._round(self._run(name, operation, values))
+        new_round = bool(poll.get("new_round"))
+        if new_round and self._forced:
+            raise Unsupported(
+                operation,
+                "the table opens its own rounds (the mapping waits for a new one): who may "
+                "open a round cannot be asked of it",
+            )
         known = frozenset(self._rounds_seen)  # "new" means: not one this run has met before
-        between_rounds = bool(poll.get("new_round"))  # a table may show no round for a while
-        shown = self._round_or_none(self._run(name, operation, values, between_rounds))
+        shown = self._round_or_none(self._run(name, operation, values, none_yet=new_round))
+        if shown is None and not new_round:
+            raise TargetError(operation, "the answer names no round")
         return self._poll(name, poll, shown, values, known)
 
     def _round_or_none(self, fields: Any) -> RoundView | None:
@@ -648,8 +697,9 @@ class MappingAdapter:
                 wanted = "a new round" if new_round else "the round"
                 raise TargetError(f"wait for {wanted}", f"{seen} for {timeout_ms} ms")
             time.sleep(interval)
-            again = values if shown is None or new_round else {**values, "round_id": shown.round_id}
-            answer = self._run(operation, "read the round", again, none_yet=new_round)
+            # the round asked for (or, after an open, the one the answer named)
+            asked = values if new_round else {**values, "round_id": self._asked(values, shown)}
+            answer = self._run(operation, "read the round", asked, none_yet=new_round)
             shown = self._round_or_none(answer)
         return shown
 

@@ -138,6 +138,11 @@ OPERATION_CONTEXT: dict[str, set[str]] = {
 }
 
 
+def may_resend(operation: dict) -> bool:
+    """Whether a request of the operation may be sent again (a read, unless the file says)."""
+    return operation.get("resend_safe", operation["request"]["method"] == "GET")
+
+
 def _placeholders(
     template: Any, known: set[str], variables: set[str], where: str, problems: list[str]
 ) -> None:
@@ -188,12 +193,15 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
     for name in REQUIRED_OPERATIONS:
         if name not in operations:
             problems.append(f"operations.{name}: missing (every mapping needs it)")
-    if "instant-round" not in data["declares"].get("capabilities", []):
+    live = [name for name in LIVE_ROUND_OPERATIONS if name in operations]
+    instant_only = "instant-round" in data["declares"].get("capabilities", []) and not live
+    if not instant_only:
         for name in LIVE_ROUND_OPERATIONS:
             if name not in operations:
                 problems.append(
-                    f"operations.{name}: missing (a live round needs it; a target that plays "
-                    "instant rounds only declares instant-round and maps play_round)"
+                    f"operations.{name}: missing (a live round needs all of "
+                    f"{', '.join(LIVE_ROUND_OPERATIONS)}; a target that plays instant rounds only "
+                    "maps none of them, declares instant-round and maps play_round)"
                 )
     for capability in data["declares"].get("capabilities", []):
         for name in CAPABILITY_OPERATIONS[capability]:
@@ -243,14 +251,23 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
         poll = op.get("poll")
         default = op_name if poll and poll.get("new_round") else "get_round"
         polled = poll and poll.get("operation", default)
+        if poll and poll.get("new_round"):
+            if op_name != "open_round":
+                problems.append(f"{where}.poll.new_round: only open_round waits for a new round")
+            elif polled in operations and not may_resend(operations[polled]):
+                problems.append(
+                    f"{where}.poll.new_round: it sends {polled} again and again, which must be "
+                    "a read (GET) or marked resend_safe: true"
+                )
         if polled and polled not in operations:
             problems.append(f"{where}.poll.operation: no operation {polled!r}")
         elif polled and polled != op_name:
             # the polled request is filled in with this operation's names (and the round's id,
             # unless it waits for a new round)
             filled = known | (set() if poll.get("new_round") else {"round_id"})
-            request = operations[polled]["request"]
-            _placeholders(request, filled, names, f"{where}.poll ({polled})", problems)
+            target = operations[polled]
+            for step in [target, *target.get("before", []), *target.get("then", [])]:
+                _placeholders(step["request"], filled, names, f"{where}.poll ({polled})", problems)
     variables_named = set(data.get("variables", {}))
     for name, session in sessions.items():
         _placeholders(session["login"], set(), variables_named, f"sessions.{name}.login", problems)

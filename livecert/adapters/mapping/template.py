@@ -70,6 +70,8 @@ def dump_json(value: Any) -> str:
 def lookup(context: Mapping[str, Any], name: str) -> Any:
     here: Any = context
     for part in name.split("."):
+        if here is None:
+            return None  # an absent optional value (no player on a dealer's read): absent too
         if isinstance(here, Mapping) and part in here:
             here = here[part]
         elif hasattr(here, part) and not part.startswith("_"):
