@@ -238,6 +238,10 @@ def a_round(state: str = "open", **more: object) -> dict:
         (lambda d: d["shapes"]["bet"].update(stake={"path": "a..b"}), "cannot read the path"),
         (lambda d: d["selections"].pop("xocdia"), "selections.xocdia: missing"),
         (
+            lambda d: d["roles"].update(dealer={"session": "studio"}),
+            "roles.dealer.session: no session named 'studio'",
+        ),
+        (
             lambda d: d["operations"]["get_round"]["request"].update(path="/rounds/${round}"),
             "operations.get_round.request.path: ${round} names nothing this operation has",
         ),
@@ -763,6 +767,11 @@ def test_outcome_forcing_and_settle_now_hooks_around_the_roll(tmp_path: Path) ->
     assert seen[1].headers["X-Test-Seed"] == "456"
 
 
+def _from_balance(data: dict) -> None:
+    data["operations"]["enter_result"]["settlement"] = "from-balance"
+    data["money"] = {"scale": "units", "format": "string"}
+
+
 def test_settlement_derived_from_the_balance_change(tmp_path: Path) -> None:
     """A target that reports no settlement per bet: the adapter reads the balance before and
     after the result and attributes the change to the player's one bet in the round."""
@@ -784,12 +793,8 @@ def test_settlement_derived_from_the_balance_change(tmp_path: Path) -> None:
             wallet["cash"] += 20  # Big won 1:1: the stake and 10 back; no bet in the answer
         return 200, {}, a_round("done")
 
-    def from_balance(data: dict) -> None:
-        data["operations"]["enter_result"]["settlement"] = "from-balance"
-        data["money"] = {"scale": "units", "format": "string"}
-
     with scripted(script) as (url, seen):
-        adapter = adapter_for(tmp_path, url, from_balance)
+        adapter = adapter_for(tmp_path, url, _from_balance)
         adapter.open_round("t1")
         player = PlayerHandle("7", "k")
         adapter.place_bets(player, "r1", [("BIG", Decimal(10))])
@@ -1083,12 +1088,8 @@ def test_settlement_from_balance_only_for_a_settled_round_and_keeps_the_targets_
         reported = {**bet, "status": "settled", "outcome": state["outcome"]}
         return 200, {}, a_round(state["round"], bets=[reported] if state["outcome"] else [])
 
-    def from_balance(data: dict) -> None:
-        data["operations"]["enter_result"]["settlement"] = "from-balance"
-        data["money"] = {"scale": "units", "format": "string"}
-
     with scripted(script) as (url, _):
-        adapter = adapter_for(tmp_path, url, from_balance)
+        adapter = adapter_for(tmp_path, url, _from_balance)
         adapter.open_round("t1")
         adapter.place_bets(PlayerHandle("7", "k"), "r1", [("BIG", Decimal(10))])
         unsettled = adapter.enter_result("r1", [6, 5, 4])

@@ -151,18 +151,19 @@ def _settle_in_one_request(
     by_code = {b.selection: b for b in settled.bets}
     rows = []
     for code, stake in sweep_round.pending:
-        missing = BetView(
-            bet_id="(missing)",
-            round_id=settled.round_id,
-            player_id=sweep_round.player.player_id,
-            selection=code,
-            stake=stake,
-            status="missing from the answer",
-            outcome=None,
-            win=None,
-            returned=None,
-        )
-        bet = by_code.get(code) or missing
+        bet = by_code.get(code)
+        if bet is None:  # checked as a bet the answer left out: a mismatch
+            bet = BetView(
+                bet_id="(missing)",
+                round_id=settled.round_id,
+                player_id=sweep_round.player.player_id,
+                selection=code,
+                stake=stake,
+                status="missing from the answer",
+                outcome=None,
+                win=None,
+                returned=None,
+            )
         rows.append(check_bet(paytable, bet, outcome, info.minor_unit, info.rounding))
     return OutcomeReport(outcome, settled, rows)
 

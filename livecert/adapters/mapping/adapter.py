@@ -493,10 +493,6 @@ class MappingAdapter:
 
     # -- reading answers -----------------------------------------------------------------------
 
-    @staticmethod
-    def _asked(values: dict, shown: RoundView | None) -> str | None:
-        return values.get("round_id") or (shown.round_id if shown else None)
-
     def _answer(
         self, name: str, spec: dict, data: Any, values: dict, none_yet: bool = False
     ) -> Any:
@@ -698,7 +694,8 @@ class MappingAdapter:
                 raise TargetError(f"wait for {wanted}", f"{seen} for {timeout_ms} ms")
             time.sleep(interval)
             # the round asked for (or, after an open, the one the answer named)
-            asked = values if new_round else {**values, "round_id": self._asked(values, shown)}
+            round_id = values.get("round_id") or (shown.round_id if shown else None)
+            asked = values if new_round else {**values, "round_id": round_id}
             answer = self._run(operation, "read the round", asked, none_yet=new_round)
             shown = self._round_or_none(answer)
         return shown
@@ -819,16 +816,11 @@ class MappingAdapter:
         """One request that bets and settles (capability `instant-round`): the slip and the
         result the lab forces, answered with the settled round."""
         game = self._table_games.get(table_id)
-        table = self.mapping.selections.get(game) if game else None
-        wire = [
-            {"selection": table.to_vendor(c) if table else c, "stake": self._write(s), "code": c}
-            for c, s in bets
-        ]
         values = {
             "player": player,
             "table_id": table_id,
             "game": game,
-            "bets": wire,
+            "bets": self._wire_slip(game, bets),
             "idempotency_key": f"livecert-{uuid.uuid4()}",
             **self._outcome_values(outcome),
         }
@@ -846,14 +838,7 @@ class MappingAdapter:
         idempotency_key: str | None = None,
     ) -> list[BetView]:
         game = self._round_games.get(round_id)
-        table = self.mapping.selections.get(game) if game else None
-        wire = []
-        for code, stake in bets:
-            try:
-                vendor_code = table.to_vendor(code) if table else code
-            except NotOffered as missing:
-                raise Unsupported(f"bet on {code}", str(missing)) from None
-            wire.append({"selection": vendor_code, "stake": self._write(stake), "code": code})
+        wire = self._wire_slip(game, bets)
         key = idempotency_key or f"livecert-{uuid.uuid4()}"
         base = {"player": player, "round_id": round_id, "game": game, "idempotency_key": key}
         batches = [wire] if "batch-bets" in self.capabilities else [[w] for w in wire]
@@ -869,6 +854,21 @@ class MappingAdapter:
         holder = holdings.setdefault(player.player_id, (player, []))
         holder[1].extend(placed)
         return placed
+
+    def _wire_slip(
+        self, game: str | None, bets: Sequence[tuple[str, Decimal | str]]
+    ) -> list[dict[str, Any]]:
+        """A slip as the templates see it: each bet's `selection` in the vendor's code, its
+        `stake` in the wire money format, and `code`, ours."""
+        table = self.mapping.selections.get(game) if game else None
+        wire = []
+        for code, stake in bets:
+            try:
+                vendor_code = table.to_vendor(code) if table else code
+            except NotOffered as missing:
+                raise Unsupported(f"bet on {code}", str(missing)) from None
+            wire.append({"selection": vendor_code, "stake": self._write(stake), "code": code})
+        return wire
 
     @property
     def capabilities(self) -> tuple[str, ...]:

@@ -172,6 +172,65 @@ def _placeholders(
             _placeholders(item, known, variables, where, problems)
 
 
+def _steps(operation: dict) -> list[dict]:
+    """The operation's own request step, then its `before` and `then` hooks."""
+    return [operation, *operation.get("before", []), *operation.get("then", [])]
+
+
+def _operation_problems(
+    name: str,
+    op: dict,
+    operations: dict,
+    shapes: dict,
+    variables: set[str],
+    problems: list[str],
+) -> None:
+    """What is wrong in one operation: its shape, the paths it reads, the names its templates
+    use, and what its polling re-sends."""
+    where = f"operations.{name}"
+    answer = op.get("answer", {})
+    if answer.get("shape") and answer["shape"] not in shapes:
+        problems.append(f"{where}.answer.shape: no shape named {answer['shape']!r}")
+    responses = op.get("responses", {})
+    if "data" in responses:
+        _paths(responses["data"], f"{where}.responses.data", problems)
+    for key, path in {**responses.get("error", {}), **responses.get("success", {})}.items():
+        if key in ("path", "code", "message"):
+            _paths(path, f"{where}.responses.{key}", problems)
+    if "from" in answer:
+        _paths(answer["from"], f"{where}.answer.from", problems)
+    for field_name, spec in answer.get("fields", {}).items():
+        _paths(spec, f"{where}.answer.fields.{field_name}", problems)
+    known = OPERATION_CONTEXT.get(name, set())
+    for index, step in enumerate(_steps(op)):
+        for captured, path in step.get("capture", {}).items():
+            _paths(path, f"{where}.capture.{captured}", problems)
+        label = where if index == 0 else f"{where} (hook {index})"
+        _placeholders(step["request"], known, variables, f"{label}.request", problems)
+    poll = op.get("poll")
+    if not poll:
+        return
+    new_round = poll.get("new_round", False)
+    polled = poll.get("operation", name if new_round else "get_round")
+    if polled not in operations:
+        problems.append(f"{where}.poll.operation: no operation {polled!r}")
+        return
+    if new_round:
+        if name != "open_round":
+            problems.append(f"{where}.poll.new_round: only open_round waits for a new round")
+        elif not may_resend(operations[polled]):
+            problems.append(
+                f"{where}.poll.new_round: it sends {polled} again and again, which must be "
+                "a read (GET) or marked resend_safe: true"
+            )
+    if polled != name:
+        # the polled request is filled in with this operation's names (and the round's id,
+        # unless it waits for a new round)
+        filled = known if new_round else known | {"round_id"}
+        for step in _steps(operations[polled]):
+            _placeholders(step["request"], filled, variables, f"{where}.poll ({polled})", problems)
+
+
 def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> MappingFile:
     """Read, validate and check a mapping file; raise MappingError listing every problem."""
     source = str(path)
@@ -212,66 +271,15 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
                 )
     shapes = data.get("shapes", {})
     tables = data.get("values", {})
-    for op_name, op in operations.items():
-        answer = op.get("answer", {})
-        shape = answer.get("shape")
-        if shape and shape not in shapes:
-            problems.append(f"operations.{op_name}.answer.shape: no shape named {shape!r}")
-        sessions = data.get("sessions", {})
-        role = op.get("role", "anonymous")
-        auth = data.get("roles", {}).get(role, {})
-        if auth.get("session") and auth["session"] not in sessions:
-            problems.append(f"roles.{role}.session: no session named {auth['session']!r}")
     sessions = data.get("sessions", {})
-    for op_name, op in operations.items():
-        where = f"operations.{op_name}"
-        responses = op.get("responses", {})
-        for key in ("data",):
-            if key in responses:
-                _paths(responses[key], f"{where}.responses.{key}", problems)
-        for key, path in {**responses.get("error", {}), **responses.get("success", {})}.items():
-            if key in ("path", "code", "message"):
-                _paths(path, f"{where}.responses.{key}", problems)
-        answer = op.get("answer", {})
-        if "from" in answer:
-            _paths(answer["from"], f"{where}.answer.from", problems)
-        for field_name, spec in answer.get("fields", {}).items():
-            _paths(spec, f"{where}.answer.fields.{field_name}", problems)
-        for step in [op, *op.get("before", []), *op.get("then", [])]:
-            for name, path in step.get("capture", {}).items():
-                _paths(path, f"{where}.capture.{name}", problems)
-            step_role = data.get("roles", {}).get(step.get("role", "anonymous"), {})
-            if step_role.get("session") and step_role["session"] not in sessions:
-                problems.append(f"{where}: its role's session {step_role['session']!r} is missing")
-        names = set(data.get("variables", {}))
-        known = OPERATION_CONTEXT.get(op_name, set())
-        for index, step in enumerate([op, *op.get("before", []), *op.get("then", [])]):
-            label = where if index == 0 else f"{where} (hook {index})"
-            _placeholders(step["request"], known, names, f"{label}.request", problems)
-        poll = op.get("poll")
-        default = op_name if poll and poll.get("new_round") else "get_round"
-        polled = poll and poll.get("operation", default)
-        if poll and poll.get("new_round"):
-            if op_name != "open_round":
-                problems.append(f"{where}.poll.new_round: only open_round waits for a new round")
-            elif polled in operations and not may_resend(operations[polled]):
-                problems.append(
-                    f"{where}.poll.new_round: it sends {polled} again and again, which must be "
-                    "a read (GET) or marked resend_safe: true"
-                )
-        if polled and polled not in operations:
-            problems.append(f"{where}.poll.operation: no operation {polled!r}")
-        elif polled and polled != op_name:
-            # the polled request is filled in with this operation's names (and the round's id,
-            # unless it waits for a new round)
-            filled = known | (set() if poll.get("new_round") else {"round_id"})
-            target = operations[polled]
-            for step in [target, *target.get("before", []), *target.get("then", [])]:
-                _placeholders(step["request"], filled, names, f"{where}.poll ({polled})", problems)
     variables_named = set(data.get("variables", {}))
+    for op_name, op in operations.items():
+        _operation_problems(op_name, op, operations, shapes, variables_named, problems)
     for name, session in sessions.items():
         _placeholders(session["login"], set(), variables_named, f"sessions.{name}.login", problems)
     for role, auth in data.get("roles", {}).items():
+        if auth.get("session") and auth["session"] not in sessions:
+            problems.append(f"roles.{role}.session: no session named {auth['session']!r}")
         known = {"player"} if role == "player" else set()
         _placeholders(auth.get("headers", {}), known, variables_named, f"roles.{role}", problems)
     for shape_name, fields in shapes.items():
