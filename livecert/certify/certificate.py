@@ -14,6 +14,7 @@ from livecert import __version__
 from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.certify.scope import (
     NOT_CERTIFIABLE,
+    NOT_YET_COVERED,
     OUT_OF_SCOPE_REASON,
     clauses_in_scope,
     sections_for,
@@ -121,7 +122,7 @@ def _clause_statuses(
             elif clause_id in unselected:
                 row["reason"] = "not selected for this run (--clauses)"
             elif clause_id not in in_scope:
-                row["reason"] = OUT_OF_SCOPE_REASON
+                row["reason"] = NOT_YET_COVERED.get(clause_id, OUT_OF_SCOPE_REASON)
             elif entry and entry["errors"]:
                 row["reason"] = "error: " + entry["errors"][0]
             elif entry and entry["skipped"]:

@@ -35,6 +35,22 @@ GAME_SECTIONS = {"sicbo": ("A",), "xocdia": ("B",)}
 SHARED_SECTIONS = ("C", "F")
 GAMES = tuple(IN_SCOPE)
 OUT_OF_SCOPE_REASON = "not covered by this harness version (no scenario proves it yet)"
+# Clauses of the catalogue this version does not test yet, with the work that will test them.
+NOT_YET_COVERED = {
+    "REG-LIMIT-01": (
+        "outside this version's scope: declared table limits are tested from the issue that "
+        "certifies instant-round targets and their limits (issue 13)"
+    ),
+    "REG-FAIR-01": (
+        "outside this version's scope: the fairness battery over a table's outcome history "
+        "(chi-square at 99%) is tested from the issue on fair dice and tokens (issue 18)"
+    ),
+    "REG-FAIR-02": (
+        "outside this version's scope: the independence tests over a table's outcome history "
+        "(runs, serial correlation at 99%) are tested from the issue on fair dice and tokens "
+        "(issue 18)"
+    ),
+}
 NOT_CERTIFIABLE = {
     "DOC-LANG-01": "about the documents themselves, not the implementation",
     "REG-INTR-01": (
