@@ -1,11 +1,18 @@
-"""`livecert doctor`: one line per check, FAIL with what to fix, exit 1 unless ready; read-only."""
+"""`livecert doctor`: one line per check, FAIL with what to fix, exit 1 unless ready; read-only
+unless `--probe` plays one small round through every operation, checking each answer's shape."""
 
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 
+import pytest
+import yaml
 from fake_target import fake_target, healthy_preflight, send, send_json
 from samples import INFO
+from vendor_support import MAPPING, vendor_server
 
-from livecert.certify.doctor import FAIL, OK, WARN, diagnose, diagnose_reference
+from livecert.certify.doctor import FAIL, OK, WARN, Check, diagnose, diagnose_reference
+from livecert.cli import main
 
 
 def statuses(diagnosis) -> list[tuple[str, str]]:
@@ -17,6 +24,7 @@ def test_the_reference_is_ready_to_certify() -> None:
     assert diagnosis.healthy
     assert all(c.status == OK for c in diagnosis.checks), statuses(diagnosis)
     assert diagnosis.lines()[-1] == "livecert doctor: ready to certify"
+    assert not probed(diagnosis, "sicbo")  # without --probe nothing is written to the target
 
 
 def test_an_unreachable_target_is_one_fail_with_advice() -> None:
@@ -81,3 +89,110 @@ def test_missing_capabilities_and_a_wrong_rtp_are_warnings_that_name_the_clauses
     assert any("97.50%" in what and "97.22%" in what for what in warnings)
     [advice] = [a for w, a in warnings.items() if w.startswith("capabilities")]
     assert "TBL-MAL-01" in advice and "SB-STAT-01" in advice
+
+
+# -- --probe: one small round per game, every answer read as certification reads it -------------
+
+
+def probed(diagnosis, game: str) -> list[Check]:
+    return [c for c in diagnosis.checks if c.what.startswith(f"probe {game}: ")]
+
+
+def assert_probed_clean(diagnosis, *steps: str) -> None:
+    """Every probe line of both games OK, and each of `steps` met in each game."""
+    assert diagnosis.healthy, diagnosis.lines()
+    for game in ("sicbo", "xocdia"):
+        lines = probed(diagnosis, game)
+        assert lines and all(c.status == OK for c in lines), statuses(diagnosis)
+        for step in steps:
+            assert any(step in c.what for c in lines), (game, step, statuses(diagnosis))
+
+
+LIVE_STEPS = (
+    "created player",
+    "open a round",
+    "place 1.00 on",
+    "close betting",
+    "read the round: round",
+    "read the round as the player",
+    "the bet record reads back",
+)
+
+
+def test_the_probe_plays_a_round_on_the_reference(capsys: pytest.CaptureFixture) -> None:
+    assert_probed_clean(diagnose_reference(timeout=10, probe=True), *LIVE_STEPS)
+    assert main(["doctor", "--probe"]) == 0  # the command line's flag
+    assert "probe xocdia: the bet record reads back" in capsys.readouterr().out
+
+
+@pytest.fixture
+def vendor(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The example vendor server's URL, its passwords in the environment."""
+    with vendor_server() as (url, env):
+        for name in ("SAOMAI_OPS_PASSWORD", "SAOMAI_STUDIO_PASSWORD"):
+            monkeypatch.setenv(name, env[name])
+        yield url
+
+
+def changed_mapping(folder: Path, old: str, new: str) -> Path:
+    text = MAPPING.read_text(encoding="utf-8")
+    assert old in text
+    path = folder / "mapping.yaml"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+def test_the_probe_plays_a_round_on_the_vendor_through_its_mapping(vendor: str) -> None:
+    assert_probed_clean(diagnose(vendor, None, None, 5.0, str(MAPPING), probe=True), *LIVE_STEPS)
+
+
+def test_the_probe_plays_the_instant_round_of_a_vendor_with_no_other(
+    vendor: str, tmp_path: Path
+) -> None:
+    data = yaml.safe_load(MAPPING.read_text(encoding="utf-8"))
+    kept = {"info", "create_player", "create_table", "balance", "bet_record", "play_round"}
+    data["operations"] = {k: v for k, v in data["operations"].items() if k in kept}
+    data["declares"]["capabilities"] = ["instant-round"]
+    instant_only = tmp_path / "instant-only.yaml"
+    instant_only.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    diagnosis = diagnose(vendor, None, None, 5.0, str(instant_only), probe=True)
+    assert_probed_clean(diagnosis, "play an instant round: bet", "the bet record reads back")
+
+
+def test_the_probe_finds_a_bet_shape_missing_the_outcome_path(vendor: str, tmp_path: Path) -> None:
+    """The shape the 7,992 "mismatches" came from: the answers have no such path. The probe
+    says so as a mapping error, at the first answer with a settled bet."""
+    mapping = changed_mapping(tmp_path, "outcome: {path: res,", "outcome: {path: result,")
+    diagnosis = diagnose(vendor, None, None, 5.0, str(mapping), probe=True)
+    assert not diagnosis.healthy
+    for game in ("sicbo", "xocdia"):
+        [failed] = [c for c in probed(diagnosis, game) if c.status == FAIL]
+        assert failed.what.startswith(f"probe {game}: mapping error: enter the result: ")
+        assert "shapes.bet.outcome reads $.data.bets[0].result, which the answer does not" in (
+            failed.what
+        )
+        assert "fix the path or shape" in failed.advice
+
+
+def test_a_misspelt_deep_template_name_is_caught_at_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("SAOMAI_OPS_PASSWORD", "SAOMAI_STUDIO_PASSWORD"):
+        monkeypatch.setenv(name, "not used: nothing is sent")
+    mapping = changed_mapping(tmp_path, 'a: "${bet.stake}"', 'a: "${bet.stak}"')
+    diagnosis = diagnose("http://127.0.0.1:9", None, None, 2.0, str(mapping), probe=True)
+    failed = [c for c in diagnosis.checks if c.status == FAIL]
+    assert failed and all("${bet.stak}" in c.what for c in failed), statuses(diagnosis)
+    assert "operations.place_bets.request.form.slip.json.item.a" in failed[0].what
+    assert not probed(diagnosis, "sicbo")  # nothing was sent
+
+
+def test_the_probe_names_a_state_the_mapping_does_not_translate(
+    vendor: str, tmp_path: Path
+) -> None:
+    mapping = changed_mapping(tmp_path, "DONE: settled, ", "")
+    diagnosis = diagnose(vendor, None, None, 5.0, str(mapping), probe=True)
+    [failed, _] = [c for c in diagnosis.checks if c.status == FAIL]
+    assert failed.what.startswith("probe sicbo: enter 6-5-4: round ")
+    assert "reads state 'DONE', not 'settled'" in failed.what
+    assert "value table" in failed.advice

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,9 +24,10 @@ import pytest
 import yaml
 
 from livecert.adapters import PlayerHandle, Refused, TargetError
-from livecert.adapters.errors import CredentialsError, Unsupported
+from livecert.adapters.errors import CredentialsError, MappingAnswerError, Unsupported
 from livecert.adapters.mapping import MappingAdapter, MappingError, load_mapping
 from livecert.adapters.mapping.document import OPERATION_CONTEXT
+from livecert.adapters.mapping.names import PLAYER, TemplateNames
 
 
 @dataclass
@@ -202,7 +203,9 @@ def adapter_for(tmp_path: Path, url: str, change=None) -> MappingAdapter:
 
 
 def a_round(state: str = "open", **more: object) -> dict:
-    return {"id": "r1", "table": "t1", "game": "sicbo", "state": state, "bets": [], **more}
+    """A round as the test target answers it: every path the mapping reads is there."""
+    answer = {"id": "r1", "table": "t1", "game": "sicbo", "state": state, "bets": []}
+    return {**answer, "dice": None, "tokens": None, **more}
 
 
 # -- the mapping file itself ---------------------------------------------------------------------
@@ -255,6 +258,37 @@ def a_round(state: str = "open", **more: object) -> dict:
             ),
             "${bet.selection} names nothing this operation has",
         ),
+        (
+            lambda d: d["roles"]["player"].update(headers={"X-Key": "${player.tokn}"}),
+            "roles.player.X-Key: ${player.tokn} names nothing player has",
+        ),
+        (
+            lambda d: d["roles"]["dealer"].update(headers={"X-Key": "${vars.api_key.x}"}),
+            "roles.dealer.X-Key: ${vars.api_key.x} names a part 'x' of vars.api_key",
+        ),
+        (
+            lambda d: d["operations"]["get_round"]["request"].update(path="/r/${round_id.id}"),
+            "operations.get_round.request.path: ${round_id.id} names a part 'id' of round_id",
+        ),
+        (
+            lambda d: d["operations"]["get_round"]["request"].update(path="/r/${captured.sid}"),
+            "operations.get_round.request.path: ${captured.sid} names nothing a capture: of "
+            "the mapping fills",
+        ),
+        (
+            lambda d: d["operations"]["create_table"]["request"].update(json={"g": "${game|up}"}),
+            "operations.create_table.request.json.g: ${game|up} uses an unknown filter 'up'",
+        ),
+        (
+            lambda d: d["operations"]["place_bets"]["request"]["json"]["bets"].update(
+                each="player"
+            ),
+            "operations.place_bets.request.json.bets.each: player is a player, not a list",
+        ),
+        (
+            lambda d: d["operations"]["balance"].update(answer={"fields": {"cash": "cash"}}),
+            "operations.balance.answer.fields: reads no balance",
+        ),
     ],
 )
 def test_a_broken_mapping_file_is_refused_naming_where(
@@ -264,6 +298,66 @@ def test_a_broken_mapping_file_is_refused_naming_where(
         load_mapping(mapping_file(tmp_path, change))
     assert problem in str(raised.value)
     assert "mapping.yaml" in str(raised.value)
+
+
+def _slip_item(item: dict) -> Callable[[dict], None]:
+    """The place_bets slip written with `each: bets, as: bet` and `item`."""
+
+    def change(data: dict) -> None:
+        data["operations"]["place_bets"]["request"]["json"]["bets"] = {
+            "each": "bets",
+            "as": "bet",
+            "item": item,
+        }
+
+    return change
+
+
+def test_a_misspelt_part_of_a_bet_is_refused_at_load_with_its_place(tmp_path: Path) -> None:
+    """Only the name's first part was checked: `${bet.stak}` passed the load and failed the
+    run at the first bet."""
+    misspelt = _slip_item({"pick": "${bet.selection}", "amount": "${bet.stak}"})
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, misspelt))
+    [problem] = raised.value.problems
+    assert problem.startswith("operations.place_bets.request.json.bets.item.amount: ${bet.stak}")
+    assert problem.endswith("it has: code, selection, stake)")  # what it could be
+
+
+def test_what_each_name_holds_is_what_the_adapter_gives(tmp_path: Path) -> None:
+    """The loader's idea of a player and of a slip's bet, held to what the adapter fills."""
+    assert {f.name for f in fields(PlayerHandle)} == set(PLAYER.parts)
+    adapter = adapter_for(tmp_path, "http://127.0.0.1:9")
+    [item] = adapter._wire_slip("sicbo", [("BIG", Decimal(1))])
+    slip = TemplateNames(BASE).names["bets"].items
+    assert slip is not None and set(item) == set(slip.parts)
+
+
+def test_correct_deep_names_load(tmp_path: Path) -> None:
+    def deep(data: dict) -> None:
+        _slip_item(
+            {
+                "kind": "${bet.selection.type}",  # TOTAL_{t} is sent as {type: total, ...}
+                "value": "${bet.selection.value}",
+                "ours": "${bet.code}",
+                "amount": "${bet.stake|money}",
+            }
+        )(data)
+        data["operations"]["create_player"]["capture"] = {"session": "$.session"}
+        data["operations"]["balance"]["request"]["query"] = {
+            "who": "${player.player_id}",
+            "sid": "${captured.session.id}",  # a captured value holds whatever the answer had
+        }
+
+    mapping = load_mapping(mapping_file(tmp_path, deep))
+    assert mapping.operation("place_bets")["request"]["json"]["bets"]["as"] == "bet"
+
+
+def test_the_shipped_vendor_mapping_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAOMAI_OPS_PASSWORD", "ops")
+    monkeypatch.setenv("SAOMAI_STUDIO_PASSWORD", "studio")
+    vendor = Path(__file__).resolve().parent.parent / "examples" / "vendor_server" / "mapping.yaml"
+    assert load_mapping(vendor).name == "Sao Mai Studio API v2"
 
 
 def test_an_instant_only_mapping_loads_and_its_live_operations_are_not_testable(
@@ -1154,3 +1248,142 @@ def test_a_json_form_field_keeps_exact_numbers(tmp_path: Path) -> None:
         adapter.open_round("t1")
         adapter.place_bets(PlayerHandle("7", "k"), "r1", [("BIG", Decimal("10.5"))])
     assert dict(parse_qsl(seen[1].body)) == {"slip": '[{"a":10.5}]'}  # a number, exact
+
+
+# -- answers the mapping cannot read: a mapping error, never a finding against the target --------
+
+
+_LEFT_OUT = object()  # a key the answer leaves out
+
+
+def _settled_bet(**change: object) -> dict:
+    """A settled bet as the test target answers it (the BASE bet shape reads every key)."""
+    bet = {
+        "id": "b1",
+        "round": "r1",
+        "player": "7",
+        "pick": "big",
+        "amount": 10,
+        "status": "settled",
+        "outcome": "win",
+        "net": 10,
+    }
+    return {k: v for k, v in {**bet, **change}.items() if v is not _LEFT_OUT}
+
+
+def test_a_settled_bet_without_its_outcome_path_is_a_mapping_error(tmp_path: Path) -> None:
+    """A bet answer missing the path the mapping reads its outcome from was read as a bet with
+    no outcome, and every settlement check then failed against the target."""
+    answer = a_round("done", dice=[6, 5, 4], bets=[_settled_bet(outcome=_LEFT_OUT)])
+    with scripted(lambda _: (200, {}, answer)) as (url, _):
+        adapter = adapter_for(tmp_path, url)
+        with pytest.raises(MappingAnswerError) as raised:
+            adapter.enter_result("r1", (6, 5, 4))
+    error = raised.value
+    assert not isinstance(error, TargetError | Refused)
+    assert (error.operation, error.path) == ("enter the result", "$.bets[0].outcome")
+    assert str(error).startswith("mapping error: enter the result: shapes.bet.outcome reads ")
+    assert '"pick": "big"' in error.answer and str(error).endswith(error.answer)
+
+
+def test_an_open_bet_may_leave_its_settlement_out(tmp_path: Path) -> None:
+    """The mapping's own rules: a bet not settled yet has no outcome and no payout."""
+    placed = _settled_bet(status="open", outcome=_LEFT_OUT, net=_LEFT_OUT)
+
+    def script(request: Seen):
+        return 200, {}, {"bets": [placed]} if request.path.endswith("/bets") else a_round()
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url)
+        adapter.open_round("t1")
+        [bet] = adapter.place_bets(PlayerHandle("7", "k"), "r1", [("BIG", Decimal(10))])
+    assert (bet.status, bet.outcome, bet.win, bet.returned) == ("open", None, None, None)
+
+
+def test_a_round_may_leave_its_result_out_until_it_is_settled(tmp_path: Path) -> None:
+    def script(request: Seen):
+        state = "done" if request.path.endswith("/result") else "open"
+        return 200, {}, {k: v for k, v in a_round(state).items() if k != "dice"}
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url)
+        assert adapter.open_round("t1").result is None
+        with pytest.raises(MappingAnswerError) as raised:
+            adapter.enter_result("r1", (6, 5, 4))
+    assert raised.value.path == "$.dice"
+    assert "shapes.round.result.dice reads $.dice" in str(raised.value)
+
+
+def test_a_default_lets_the_answer_leave_its_path_out(tmp_path: Path) -> None:
+    def table_default(data: dict) -> None:
+        data["shapes"]["round"]["table_id"] = {"path": "table", "default": "t0"}
+
+    without_table = {k: v for k, v in a_round().items() if k != "table"}
+    with scripted(lambda _: (200, {}, without_table)) as (url, _):
+        assert adapter_for(tmp_path, url, table_default).open_round("t1").table_id == "t0"
+        with pytest.raises(MappingAnswerError, match=r"shapes.round.table_id reads \$.table"):
+            adapter_for(tmp_path, url).open_round("t1")
+
+
+@pytest.mark.parametrize(
+    ("bet", "path", "words"),
+    [
+        (_settled_bet(amount="ten"), "$.bets[0].amount", "as an amount"),
+        (_settled_bet(id={"no": 1}), "$.bets[0].id", "where the harness needs an id"),
+        (_settled_bet(id=None), "$.bets[0].id", "null, where the harness needs an id"),
+        (_settled_bet(outcome="push"), "$.bets[0].outcome", "'push', where the harness needs an"),
+        (_settled_bet(status=None), "$.bets[0].status", "null, where the harness needs a status"),
+    ],
+)
+def test_a_value_that_does_not_parse_is_a_mapping_error(
+    tmp_path: Path, bet: dict, path: str, words: str
+) -> None:
+    answer = a_round("done", dice=[6, 5, 4], bets=[bet])
+    with (
+        scripted(lambda _: (200, {}, answer)) as (url, _),
+        pytest.raises(MappingAnswerError) as raised,
+    ):
+        adapter_for(tmp_path, url).get_round("r1")
+    assert (raised.value.operation, raised.value.path) == ("read the round", path)
+    assert words in str(raised.value)
+
+
+def test_bets_that_are_not_a_list_and_a_balance_that_is_no_amount(tmp_path: Path) -> None:
+    def script(request: Seen):
+        if request.path == "/wallet":
+            return 200, {}, {"cash": "lots"}
+        return 200, {}, a_round(bets={"b1": _settled_bet()})
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url)
+        with pytest.raises(MappingAnswerError, match="where the harness needs a list") as bets:
+            adapter.get_round("r1")
+        with pytest.raises(MappingAnswerError, match="'lots' is not a plain decimal") as cash:
+            adapter.balance(PlayerHandle("7", "k"))
+    assert bets.value.path == "$.bets"
+    assert (cash.value.operation, cash.value.path) == ("read the balance", "$.cash")
+
+
+def test_the_data_root_is_needed_only_where_the_mapping_reads_from_it(tmp_path: Path) -> None:
+    def under_data(data: dict) -> None:
+        data["responses"] = {"data": "$.data"}
+        data["operations"]["connect"] = {
+            "role": "player",
+            "request": {"method": "POST", "path": "/presence"},
+        }
+        data["declares"]["capabilities"].append("disconnect")
+        data["operations"]["disconnect"] = data["operations"]["connect"]
+
+    with scripted(lambda _: (200, {}, {"ok": True})) as (url, _):
+        adapter = adapter_for(tmp_path, url, under_data)
+        adapter.connect(PlayerHandle("7", "k"))  # reads nothing: no data is fine
+        with pytest.raises(MappingAnswerError, match=r"responses.data reads \$.data") as raised:
+            adapter.create_table("sicbo")
+    assert raised.value.operation == "create a sicbo table"
+
+
+def test_a_table_showing_a_round_with_no_id_yet_is_waited_through(tmp_path: Path) -> None:
+    answers = iter([{"id": None}, a_round("open", id="r2")])
+    with scripted(lambda _: (200, {}, next(answers))) as (url, _):
+        opened = adapter_for(tmp_path, url, _table_opens_its_own_rounds).open_round("t1")
+    assert opened.round_id == "r2"

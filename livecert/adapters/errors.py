@@ -45,3 +45,21 @@ class Unsupported(AdapterError):
         super().__init__(f"not testable through this adapter: {operation}: {reason}")
         self.operation = operation
         self.reason = reason
+
+
+ANSWER_SHOWN = 300  # how much of an answer a MappingAnswerError quotes
+
+
+class MappingAnswerError(AdapterError):
+    """An answer the mapping file cannot read: a path it names is not in the answer, or the value
+    there does not parse (an id, an amount, an outcome). The mapping does not fit what the target
+    answers, so no finding can be made from it: a harness error, never one against the target
+    (not a TargetError, not a Refused); the run stops `incomplete`, naming where to fix it."""
+
+    def __init__(self, operation: str, path: str, problem: str, answer: str) -> None:
+        shown = answer if len(answer) <= ANSWER_SHOWN else answer[:ANSWER_SHOWN] + "..."
+        super().__init__(f"mapping error: {operation}: {problem}: answer {shown}")
+        self.operation = operation
+        self.path = path
+        self.problem = problem
+        self.answer = shown

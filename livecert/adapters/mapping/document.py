@@ -13,11 +13,13 @@ import fastjsonschema
 import yaml
 
 from livecert.adapters.mapping.jsonpath import PathError, parse
+from livecert.adapters.mapping.names import OPERATION_CONTEXT, TemplateNames
 from livecert.adapters.mapping.schema import MAPPING_SCHEMA
 from livecert.adapters.mapping.selections import SelectionTable
-from livecert.adapters.mapping.template import PLACEHOLDER
 
 REQUIRED_OPERATIONS = ("create_player", "create_table", "balance")
+# what the harness needs each of them to read from its answer
+ANSWER_NEEDS = {"create_player": "player_id", "create_table": "table_id", "balance": "balance"}
 # a live round the harness drives: opened, bet on, closed and read. Every mapping maps them,
 # unless its target plays instant rounds only (it declares instant-round and maps play_round).
 LIVE_ROUND_OPERATIONS = ("open_round", "close_betting", "place_bets", "get_round")
@@ -100,76 +102,15 @@ def _paths(node: Any, where: str, problems: list[str]) -> None:
                 _paths(node[key], f"{where}.{key}", problems)
 
 
-_ROUND = {"round_id", "game"}
-# the names each operation's templates may use, besides `vars` and `captured` (docs/mapping.md);
-# the adapter's methods give exactly these (tests/test_mapping.py holds the two together)
-OPERATION_CONTEXT: dict[str, set[str]] = {
-    "info": set(),
-    "create_player": {"balance"},
-    "create_table": {"game"},
-    "open_round": {"table_id", "countdown_ms", "game"},
-    "close_betting": _ROUND,
-    "get_round": _ROUND | {"player"},
-    "get_round_as_player": _ROUND | {"player"},
-    "pause_round": _ROUND | {"reason"},
-    "resume_round": _ROUND | {"reason"},
-    "cancel_round": _ROUND | {"reason"},
-    "void_round": _ROUND | {"reason"},
-    "record_reshake": _ROUND | {"reason"},
-    "record_event": _ROUND | {"event"},
-    "enter_result": _ROUND | {"dice", "tokens", "outcome"},
-    "place_bets": _ROUND | {"player", "bets", "idempotency_key"},
-    "balance": {"player"},
-    "connect": {"player"},
-    "disconnect": {"player"},
-    "withdraw_bet": {"player", "bet_id"},
-    "bet_record": {"player", "round_id"},
-    "statistics": {"table_id", "game"},
-    "play_round": {
-        "player",
-        "table_id",
-        "game",
-        "bets",
-        "idempotency_key",
-        "dice",
-        "tokens",
-        "outcome",
-    },
-}
-
-
 def may_resend(operation: dict) -> bool:
     """Whether a request of the operation may be sent again (a read, unless the file says)."""
     return operation.get("resend_safe", operation["request"]["method"] == "GET")
 
 
-def _placeholders(
-    template: Any, known: set[str], variables: set[str], where: str, problems: list[str]
-) -> None:
-    """Every `${name...}` of a template names something the operation will have."""
-    if isinstance(template, str):
-        for expression in PLACEHOLDER.findall(template):
-            name = expression.split("|")[0].strip()
-            first, _, rest = name.partition(".")
-            if first == "vars" and rest.split(".")[0] not in variables:
-                problems.append(f"{where}: ${{{expression}}} names no variable {rest!r}")
-            elif first not in known | {"vars", "captured"}:
-                allowed = ", ".join(sorted(known)) or "only vars and captured"
-                problems.append(
-                    f"{where}: ${{{expression}}} names nothing this operation has "
-                    f"(it has: {allowed})"
-                )
-    elif isinstance(template, dict):
-        if "each" in template and "item" in template:
-            _placeholders(f"${{{template['each']}}}", known, variables, where, problems)
-            inner = known | {template.get("as", "item")}
-            _placeholders(template["item"], inner, variables, where, problems)
-            return
-        for key, value in template.items():
-            _placeholders(value, known, variables, f"{where}.{key}", problems)
-    elif isinstance(template, list):
-        for item in template:
-            _placeholders(item, known, variables, where, problems)
+def _answer_fields(operation: dict, shapes: dict) -> dict:
+    """The fields an operation reads from its answer: its own, or its shape's."""
+    answer = operation.get("answer", {})
+    return answer.get("fields") or shapes.get(answer.get("shape"), {})
 
 
 def _steps(operation: dict) -> list[dict]:
@@ -182,7 +123,7 @@ def _operation_problems(
     op: dict,
     operations: dict,
     shapes: dict,
-    variables: set[str],
+    names: TemplateNames,
     problems: list[str],
 ) -> None:
     """What is wrong in one operation: its shape, the paths it reads, the names its templates
@@ -206,7 +147,7 @@ def _operation_problems(
         for captured, path in step.get("capture", {}).items():
             _paths(path, f"{where}.capture.{captured}", problems)
         label = where if index == 0 else f"{where} (hook {index})"
-        _placeholders(step["request"], known, variables, f"{label}.request", problems)
+        names.check(step["request"], known, f"{label}.request", problems)
     poll = op.get("poll")
     if not poll:
         return
@@ -228,7 +169,7 @@ def _operation_problems(
         # unless it waits for a new round)
         filled = known if new_round else known | {"round_id"}
         for step in _steps(operations[polled]):
-            _placeholders(step["request"], filled, variables, f"{where}.poll ({polled})", problems)
+            names.check(step["request"], filled, f"{where}.poll ({polled})", problems)
 
 
 def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> MappingFile:
@@ -252,6 +193,11 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
     for name in REQUIRED_OPERATIONS:
         if name not in operations:
             problems.append(f"operations.{name}: missing (every mapping needs it)")
+        elif ANSWER_NEEDS[name] not in _answer_fields(operations[name], data.get("shapes", {})):
+            problems.append(
+                f"operations.{name}.answer.fields: reads no {ANSWER_NEEDS[name]} (the harness "
+                "needs it from this answer)"
+            )
     live = [name for name in LIVE_ROUND_OPERATIONS if name in operations]
     instant_only = "instant-round" in data["declares"].get("capabilities", []) and not live
     if not instant_only:
@@ -272,16 +218,16 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
     shapes = data.get("shapes", {})
     tables = data.get("values", {})
     sessions = data.get("sessions", {})
-    variables_named = set(data.get("variables", {}))
+    names = TemplateNames(data)
     for op_name, op in operations.items():
-        _operation_problems(op_name, op, operations, shapes, variables_named, problems)
+        _operation_problems(op_name, op, operations, shapes, names, problems)
     for name, session in sessions.items():
-        _placeholders(session["login"], set(), variables_named, f"sessions.{name}.login", problems)
+        names.check(session["login"], set(), f"sessions.{name}.login", problems)
     for role, auth in data.get("roles", {}).items():
         if auth.get("session") and auth["session"] not in sessions:
             problems.append(f"roles.{role}.session: no session named {auth['session']!r}")
         known = {"player"} if role == "player" else set()
-        _placeholders(auth.get("headers", {}), known, variables_named, f"roles.{role}", problems)
+        names.check(auth.get("headers", {}), known, f"roles.{role}", problems)
     for shape_name, fields in shapes.items():
         for field_name, spec in fields.items():
             where = f"shapes.{shape_name}.{field_name}"

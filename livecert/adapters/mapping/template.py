@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 PLACEHOLDER = re.compile(r"\$\{([^}]+)\}")
-_FILTER = re.compile(r"([a-z_]+)(?:\((.*)\))?$")
+FILTER = re.compile(r"([a-z_]+)(?:\((.*)\))?$")  # a filter and its argument: `join(,)`
 
 
 class TemplateError(ValueError):
@@ -85,7 +85,7 @@ def evaluate(expression: str, context: Mapping[str, Any], filters: Mapping[str, 
     name, *chain = [p.strip() for p in expression.split("|")]
     value = lookup(context, name)
     for step in chain:
-        found = _FILTER.fullmatch(step)
+        found = FILTER.fullmatch(step)
         if found is None or found.group(1) not in filters:
             known = ", ".join(sorted(filters))
             raise TemplateError(f"unknown filter {step!r} in ${{{expression}}} (known: {known})")

@@ -1,0 +1,287 @@
+"""One operation of a mapping file sent to the target and judged, before anything is read.
+
+A request is rendered from its templates and sent in its role's session (logging in again once
+when the session expired), recorded as evidence with its secrets masked, and judged by the
+mapping's success predicate, not the HTTP status: a refusal is `Refused`, a broken target (5xx,
+a redirect, not JSON) a `TargetError`. `before` and `then` hooks are the run's own setup.
+"""
+
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlencode
+
+import requests
+
+from livecert.adapters.errors import Refused, TargetError
+from livecert.adapters.evidence import Exchange, ExchangeRecorder
+from livecert.adapters.mapping.document import MappingError, MappingFile, may_resend
+from livecert.adapters.mapping.jsonpath import MISSING, parse, read
+from livecert.adapters.mapping.sessions import Forced, Sessions
+from livecert.adapters.mapping.template import Filter, TemplateError, dump_json, render
+from livecert.adapters.mapping.wire_money import WireMoneyError
+from livecert.adapters.transport import send_recorded
+
+
+def _form_value(value: Any) -> str:
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, dict | list):
+        return dump_json(value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A judged answer: the whole body, its data root (MISSING when the answer has none), the
+    path of that root, and the answer's text as the evidence shows it (secrets masked)."""
+
+    body: Any
+    data: Any
+    root: str
+    text: str
+
+
+class Calls:
+    """Sends a mapping's requests and judges their answers (shared by an adapter's clones)."""
+
+    def __init__(
+        self,
+        mapping: MappingFile,
+        base_url: str,
+        timeout: tuple[float, float],
+        recorder: ExchangeRecorder,
+        filters: dict[str, Filter],
+    ) -> None:
+        self.mapping = mapping
+        self.base_url = base_url
+        self.timeout = timeout
+        self.recorder = recorder
+        self.filters = filters
+        self.sessions = Sessions(mapping, base_url, filters, self.http)
+        self.captured: dict[str, Any] = {}
+
+    def context(self, values: dict[str, Any]) -> dict[str, Any]:
+        """What a template may name: the variables, the captured values and the call's own."""
+        return {"vars": self.mapping.variables, "captured": self.captured, **values}
+
+    def perform(
+        self, operation: str, spec: dict, setup: dict, values: dict, forced: Forced
+    ) -> Answer:
+        """The operation's `before` hooks (filled from `setup`: the run's own player), its own
+        request (filled from `values`, sent with an access check's `forced` credential), its
+        `then` hooks; the judged answer of its own request."""
+        role = spec.get("role", "anonymous")
+        own = self.context(setup)
+        for extra in spec.get("before", []):
+            self._hook(operation, extra, role, own)
+        answer = self._step(operation, spec, role, self.context(values), may_resend(spec), forced)
+        for extra in spec.get("then", []):
+            self._hook(operation, extra, role, own)
+        return answer
+
+    def _hook(self, operation: str, extra: dict, role: str, context: dict) -> None:
+        """A `before` or `then` request: setup, never what a scenario judges. A refusal there is
+        the target failing the run's setup (a target error), not the operation refused."""
+        try:
+            self._step(operation, extra, extra.get("role", role), context, False, None)
+        except Refused as refused:
+            request = extra["request"]
+            raise TargetError(
+                operation,
+                f"its hook {request['method']} {request['path']} was refused "
+                f"({refused.status} {refused.code}): {refused.message}",
+            ) from None
+
+    def http(
+        self,
+        operation: str,
+        role: str,
+        session: requests.Session,
+        spec: dict,
+        context: dict,
+        auth_headers: dict,
+        resend_safe: bool = True,
+    ) -> tuple[requests.Response, Exchange]:
+        """Render the request `spec` and send it, recorded (secrets masked in the record)."""
+        try:
+            path = render(spec["path"], context, self.filters)
+            query = render(spec.get("query", {}), context, self.filters)
+            headers = {**auth_headers, **render(spec.get("headers", {}), context, self.filters)}
+            body, content_type = None, None
+            if "json" in spec:
+                body = dump_json(render(spec["json"], context, self.filters))
+                content_type = "application/json"
+            elif "form" in spec:
+                form = render(spec["form"], context, self.filters)
+                body = urlencode({k: _form_value(v) for k, v in form.items()})
+                content_type = "application/x-www-form-urlencoded"
+        except (TemplateError, WireMoneyError, TypeError, ValueError) as error:
+            raise MappingError(self.mapping.source, [f"{operation}: {error}"]) from None
+        headers = {k: _form_value(v) for k, v in headers.items()}
+        if content_type:
+            headers["Content-Type"] = content_type
+        url = self.base_url + path
+        if query:
+            url += "?" + urlencode({k: _form_value(v) for k, v in query.items()})
+        masked = self.sessions.masked
+        jar_cookies = "; ".join(f"{c.name}=$SESSION_{role.upper()}" for c in session.cookies)
+        shown = {k: masked(v) or "" for k, v in headers.items() if k != "Content-Type"}
+        if jar_cookies:
+            shown["Cookie"] = jar_cookies
+        method, shown_url, shown_body = spec["method"], masked(url), masked(body)
+        return send_recorded(
+            lambda: session.request(
+                method,
+                url,
+                data=body.encode() if body is not None else None,
+                headers=headers,
+                timeout=self.timeout,
+                allow_redirects=False,
+            ),
+            lambda: Exchange(
+                self.recorder.next_seq(),
+                operation,
+                role,
+                method,
+                shown_url,
+                shown_body,
+                None,
+                None,
+                0.0,
+                headers=shown,
+                content_type=content_type,
+            ),
+            self.recorder,
+            operation=operation,
+            request_line=f"{method} {shown_url}",
+            resend_safe=resend_safe,
+            base_url=self.base_url,
+            timeout=self.timeout,
+        )
+
+    def _responses(self, spec: dict) -> dict:
+        merged = dict(self.mapping.data.get("responses", {}))
+        merged.update(spec.get("responses", {}))
+        return merged
+
+    def _judge(
+        self, operation: str, spec: dict, response: requests.Response, exchange: Exchange
+    ) -> Answer:
+        """The judged answer, or Refused / TargetError as the mapping defines them."""
+        where = f"{exchange.method} {exchange.url}"
+        status = response.status_code
+        text = self.sessions.masked(response.text) or ""
+        if status >= 500:
+            raise TargetError(operation, f"answered {status}: {text[:300]!r}", where)
+        if 300 <= status < 400:
+            raise TargetError(
+                operation,
+                f"answered {status}, redirecting to {response.headers.get('location')!r}",
+                where,
+            )
+        try:
+            body = json.loads(response.text, parse_float=Decimal)
+        except ValueError:
+            raise TargetError(
+                operation,
+                f"answered {status} with a body that is not JSON: {text[:300]!r}",
+                where,
+            ) from None
+        rules = self._responses(spec)
+        success = rules.get("success", {})
+        ok = 200 <= status < 300
+        if "status" in success:
+            ok = status in success["status"]
+        if ok and "path" in success:
+            value = read(body, parse(success["path"])[1])
+            if "equals" in success:
+                ok = value == success["equals"]
+            elif "in" in success:
+                ok = value in success["in"]
+            else:
+                ok = value is not MISSING and bool(value)
+        if not ok:
+            error = rules.get("error", {})
+            code = read(body, parse(error["code"])[1]) if "code" in error else None
+            message = read(body, parse(error["message"])[1]) if "message" in error else None
+            if message is MISSING or message is None:
+                message = response.text[:300]
+            if status < 400 and not success:
+                raise TargetError(operation, f"answered {status}", where)
+            raise Refused(
+                operation,
+                status,
+                str(code if code not in (None, MISSING) else status),
+                str(message),
+            )
+        root = rules.get("data")
+        if root:
+            # MISSING when the answer has no data root: an error only if the mapping reads it
+            return Answer(body, read(body, parse(root)[1]), root, text)
+        return Answer(body, body, "$", text)
+
+    def _step(
+        self,
+        operation: str,
+        spec: dict,
+        role: str,
+        context: dict,
+        resend_safe: bool,
+        forced: Forced,
+    ) -> Answer:
+        """Send one request of an operation, logging in again once if the session expired.
+        Only the judged request carries an access check's forced credential; hooks are the
+        run's own setup and go with their own role's (`forced` None)."""
+        sessions = self.sessions
+        for attempt in (1, 2):
+            session, headers, session_name = sessions.auth(role, context, forced)
+            response, exchange = self.http(
+                operation, role, session, spec["request"], context, headers, resend_safe
+            )
+            if sessions.expired(session_name, response):
+                if session_name is None:  # sent without a session (a forged or no credential)
+                    raise Refused(
+                        operation,
+                        response.status_code,
+                        "LOGIN_REQUIRED",
+                        "the target sent the call to its login page",
+                    )
+                if attempt == 1:
+                    sessions.login(session_name, context)
+                    continue
+                raise TargetError(
+                    operation,
+                    "the target sent the run back to its login page right after it logged in "
+                    f"again as {session_name}: its session changed under the run",
+                    f"{exchange.method} {exchange.url}",
+                )
+            try:
+                answer = self._judge(operation, spec, response, exchange)
+            except Refused as refused:
+                if not sessions.expired_error(session_name, refused):
+                    raise
+                if attempt == 1:
+                    sessions.login(session_name, context)
+                    continue
+                if forced:
+                    raise  # acting as another role and refused again after a fresh login: a refusal
+                raise TargetError(
+                    operation,
+                    f"the target answered {refused.code} right after the run logged in again "
+                    f"as {session_name}: its session changed under the run",
+                    f"{exchange.method} {exchange.url}",
+                ) from None
+            break
+        for name, path in spec.get("capture", {}).items():
+            absolute, steps = parse(path)
+            value = read(answer.body if absolute else answer.data, steps)
+            if value is not MISSING:
+                self.captured[name] = value
+        return answer
+
+    def close(self) -> None:
+        self.sessions.close()

@@ -1,0 +1,392 @@
+"""Reading a target's answers into the harness's views, through the mapping's shapes.
+
+A path the mapping names must be in the answer, and the value there must be what the harness
+reads it as (an id, an amount, an outcome, an object, a list); otherwise the mapping does not
+fit the target's answers and `MappingAnswerError` says where, a harness error, never a finding
+against the target. What the mapping's own rules let the target leave out is not an error:
+a field with a `default`, a bet's outcome and amounts while the bet is open (or always, when
+the mapping derives settlement from the balance), a round's result while it is not settled.
+A null is the target's "no value" and is kept, except where the harness needs a value (an id,
+a stake, a balance, a state).
+"""
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from livecert.adapters.errors import MappingAnswerError
+from livecert.adapters.mapping.calls import Answer
+from livecert.adapters.mapping.document import MappingFile
+from livecert.adapters.mapping.jsonpath import MISSING, parse, read
+from livecert.adapters.mapping.wire_money import MoneyFormat, WireMoneyError
+from livecert.adapters.model import BetRecord, BetView, PlayerHandle, RecordRound, RoundView
+
+# what the harness reads each field of its views as (the fields' names are the harness's, in
+# whichever shape of the mapping they appear)
+IDS = frozenset({"bet_id", "round_id", "player_id", "table_id"})
+AMOUNTS = frozenset({"stake", "balance", "staked", "balance_before"})  # never null
+NULLABLE_AMOUNTS = frozenset({"win", "returned", "net", "balance_after"})
+TEXTS = frozenset({"state", "status", "selection"})  # never null
+LISTS = frozenset({"bets", "rounds", "results", "events"})
+OUTCOMES = ("win", "lose", "refund")
+SETTLEMENT = frozenset({"outcome", "win", "returned", "net"})  # a bet's, once it is settled
+# fields the target may leave out of an answer while they are not due (see _not_due)
+DEFERRED = SETTLEMENT | {"status", "result", "balance_after"}
+_NAME = re.compile(r"[A-Za-z_][\w-]*")
+
+
+def _show(where: str, steps: tuple[str | int, ...]) -> str:
+    """The path `steps` below `where`, written as the mapping writes paths."""
+    for step in steps:
+        if isinstance(step, int):
+            where += f"[{step}]"
+        elif _NAME.fullmatch(step):
+            where += f".{step}"
+        else:
+            where += f"['{step}']"
+    return where
+
+
+@dataclass(frozen=True)
+class _Absent:
+    """A field whose path is not in the answer: an error unless it is not due yet."""
+
+    at: str
+    part: str = ""  # the part of the field that reads it (a result's dice or tokens)
+    there: str = ""  # what the object the path starts from holds instead
+
+    @classmethod
+    def of(cls, node: Any, where: str, at: str, part: str = "") -> "_Absent":
+        """The path `at` read from `node` (at `where`), absent: with what `node` holds."""
+        if isinstance(node, dict):
+            there = f"; {where} holds: {', '.join(sorted(map(str, node))) or 'nothing'}"
+        else:
+            there = f"; {where} is {node!r}"
+        return cls(at, part, there)
+
+
+@dataclass(frozen=True)
+class _Source:
+    """The answer being read, for the errors: the operation and its text."""
+
+    operation: str
+    text: str
+
+    def error(self, path: str, problem: str) -> MappingAnswerError:
+        return MappingAnswerError(self.operation, path, problem, self.text)
+
+
+class Reader:
+    """Turns judged answers into fields and views; remembers the rounds it has read (their
+    games, for reading their bets' selections, and the results entered, for sorted dice)."""
+
+    def __init__(self, mapping: MappingFile, money: MoneyFormat) -> None:
+        self.mapping = mapping
+        self.money = money
+        self.round_games: dict[str, str] = {}
+        self.rounds_seen: set[str] = set()  # every round id an answer has shown
+        self.entered: dict[str, tuple] = {}  # round id -> the result the harness entered
+        enter = mapping.operation("enter_result") or {}
+        self.from_balance = enter.get("settlement") == "from-balance"
+
+    # -- answers into fields -------------------------------------------------------------------
+
+    def answer(
+        self,
+        name: str,
+        operation: str,
+        spec: dict,
+        answer: Answer,
+        values: dict,
+        none_yet: bool = False,
+    ) -> Any:
+        """The fields (or shape) the operation's `answer` reads; None, with `none_yet`, when
+        the answer holds no object (a table between rounds)."""
+        reads = spec.get("answer", {})
+        if not reads:
+            return {}
+        src = _Source(operation, answer.text)
+        node, where = answer.data, answer.root
+        if node is MISSING:
+            raise src.error(where, f"responses.data reads {where}, which the answer does not have")
+        if "from" in reads:
+            steps = parse(reads["from"])[1]
+            node, where = read(node, steps), _show(where, steps)
+            if node is MISSING:
+                raise src.error(
+                    where,
+                    f"operations.{name}.answer.from reads {where}, which the answer does not have",
+                )
+        ctx = {"game": values.get("game"), "round_id": values.get("round_id")}
+        if none_yet and node is None:  # null: a table between rounds (a missing path is an error)
+            return None
+        place = f"operations.{name}.answer"
+        if "shape" in reads:
+            return self._shape(
+                reads["shape"], node, {**ctx, "none_yet": none_yet}, where, place, src
+            )
+        out = {}
+        for key, field in reads.get("fields", {}).items():
+            value = self._field(field, node, ctx, key, where, f"{place}.fields.{key}", src)
+            if isinstance(value, _Absent):
+                where_read = f"{place}.fields.{key}{value.part}"
+                raise src.error(value.at, self._absent(where_read, value))
+            out[key] = value
+        return out
+
+    @staticmethod
+    def _absent(place: str, missing: _Absent) -> str:
+        return f"{place} reads {missing.at}, which the answer does not have{missing.there}"
+
+    def _shape(self, name: str, node: Any, ctx: dict, where: str, place: str, src: _Source) -> dict:
+        if not isinstance(node, dict):
+            raise src.error(where, f"{place} reads {where} as a {name}: {node!r} is not an object")
+        fields = self.mapping.data["shapes"][name]
+        out: dict[str, Any] = {}
+        ctx = dict(ctx)
+        order = [k for k in ("round_id", "game") if k in fields]  # selections and results
+        order += [k for k in fields if k not in order]  # depend on them: read first
+        absent: dict[str, _Absent] = {}
+        for key in order:
+            value = self._field(fields[key], node, ctx, key, where, f"shapes.{name}.{key}", src)
+            if isinstance(value, _Absent):
+                if key not in DEFERRED:
+                    raise src.error(
+                        value.at, self._absent(f"shapes.{name}.{key}{value.part}", value)
+                    )
+                absent[key], value = value, None
+            out[key] = value
+            if key == "round_id" and ctx.get("none_yet") and value in (None, ""):
+                return {"round_id": None}  # no round yet: the rest of it is not there either
+            if key in ("game", "round_id"):
+                ctx[key] = value
+                if ctx.get("round_id") and not ctx.get("game"):  # a round met before: its game
+                    ctx["game"] = self.round_games.get(str(ctx["round_id"]))
+        for key, missing in absent.items():
+            if key not in self._not_due(out):
+                where_read = f"shapes.{name}.{key}{missing.part}"
+                raise src.error(missing.at, self._absent(where_read, missing))
+        return out
+
+    def _not_due(self, out: dict) -> set[str]:
+        """The fields the mapping's own rules let the answer leave out, given what it says."""
+        not_due: set[str] = set()
+        if self.from_balance:  # settlement is read from the balance, never from the bet
+            not_due |= SETTLEMENT | {"status"}
+        if out.get("status") == "open":  # a bet not settled yet has no outcome or payout
+            not_due |= SETTLEMENT
+        state = out.get("state")
+        if isinstance(state, str) and state != "settled":  # nothing to show before settlement
+            not_due |= {"result", "returned", "balance_after"}
+        return not_due
+
+    def _field(
+        self, spec: Any, node: Any, ctx: dict, key: str, where: str, place: str, src: _Source
+    ) -> Any:
+        """One field's value, checked as the harness reads it; _Absent when its path is not
+        in the answer and the field has no default."""
+        if isinstance(spec, str):
+            spec = {"path": spec}
+        if spec.get("as") == "result":
+            return self._result(spec, node, ctx, where, place, src)
+        if "path" not in spec:
+            return spec.get("default")
+        steps = parse(spec["path"])[1]
+        at = _show(where, steps)
+        value = read(node, steps)
+        if value is MISSING:
+            if "default" not in spec:
+                return _Absent.of(node, where, at)
+            value = spec["default"]
+        if value is None:
+            value = spec.get("default")
+        table = spec.get("values")
+        if isinstance(table, str):
+            table = self.mapping.data["values"][table]
+        if table is not None and value is not None:
+            value = table.get(str(value), value)
+        if value is not None:
+            value = self._convert(spec, value, ctx, key, at, place, src)
+        return self._checked(key, value, ctx, at, place, src)
+
+    def _convert(
+        self, spec: dict, value: Any, ctx: dict, key: str, at: str, place: str, src: _Source
+    ) -> Any:
+        """The value read `as` the field says (money, a selection, an int, a nested shape)."""
+        if "shape" in spec:
+            if key in LISTS:
+                self._checked(key, value, ctx, at, place, src)  # a list, before its items
+            inner = {**ctx, "none_yet": False}  # only the answer's own round may be absent
+            if isinstance(value, list):
+                return [
+                    self._shape(spec["shape"], item, inner, f"{at}[{i}]", place, src)
+                    for i, item in enumerate(value)
+                ]
+            return self._shape(spec["shape"], value, inner, at, place, src)
+        kind = spec.get("as")
+        if kind == "money":
+            fmt = self.money
+            if "money" in spec:
+                fmt = MoneyFormat(**{**self.money.__dict__, **spec["money"]})
+            try:
+                return fmt.read(value)
+            except WireMoneyError as error:
+                raise src.error(at, f"{place} reads {at} as an amount: {error}") from None
+        if kind == "selection":
+            game = ctx.get("game")
+            table = self.mapping.selections.get(game) if game else None
+            return table.from_vendor(value) if table else value
+        if kind == "int":
+            try:
+                return int(value)
+            except (TypeError, ValueError):
+                raise src.error(at, f"{place} reads {at} as an integer: {value!r}") from None
+        if kind == "str":
+            return str(value)
+        return value
+
+    def _checked(self, key: str, value: Any, ctx: dict, at: str, place: str, src: _Source) -> Any:
+        """`value` if it is what the harness reads `key` as; MappingAnswerError otherwise."""
+        needs = None
+        if key in IDS:
+            if key == "round_id" and ctx.get("none_yet") and value in (None, ""):
+                return value  # no round yet (a table between rounds)
+            if isinstance(value, bool) or not isinstance(value, int | str) or value == "":
+                needs = "an id"
+        elif key in AMOUNTS or (key in NULLABLE_AMOUNTS and value is not None):
+            if not isinstance(value, Decimal):
+                needs = "an amount (read with as: money)"
+        elif key == "outcome" and value is not None and value not in OUTCOMES:
+            needs = (
+                "an outcome: win, lose or refund (or null while the bet is open); translate "
+                "the target's with a value table"
+            )
+        elif key in TEXTS and not isinstance(value, str):
+            if not (value is None and key == "status" and self.from_balance):
+                needs = f"a {key}"
+        elif key in LISTS and not isinstance(value, list | None):
+            needs = "a list"
+        if needs:
+            shown = "null" if value is None else repr(value)
+            raise src.error(at, f"{place} reads {at}: {shown}, where the harness needs {needs}")
+        return value
+
+    def _result(
+        self, spec: dict, node: Any, ctx: dict, where: str, place: str, src: _Source
+    ) -> Any:
+        """The vendor's result as the harness's: dice in the order entered when the vendor sorts
+        them (and they are the same dice), tokens as r/w, totals and counts; _Absent when the
+        answer has no dice (or tokens) where the mapping reads them."""
+        outcomes = self.mapping.data.get("outcomes", {})
+        game = ctx.get("game")
+        part = "dice" if game == "sicbo" else "tokens"
+        if part not in spec:
+            return None
+        steps = parse(spec[part])[1]
+        at = _show(where, steps)
+        raw = read(node, steps)
+        if raw is MISSING:
+            return _Absent.of(node, where, at, f".{part}")
+        if raw is None:
+            return None
+        if not isinstance(raw, list | str):
+            raise src.error(at, f"{place}.{part} reads {at}: {raw!r} is not a list or a text")
+        if game == "sicbo":
+            dice = self._dice(raw)
+            entered = self.entered.get(str(ctx.get("round_id") or "")) or self.entered.get("")
+            if (
+                outcomes.get("dice_order") == "sorted"
+                and entered
+                and sorted(entered) == sorted(dice)
+            ):
+                dice = list(entered)
+            total: Any = sum(dice) if all(isinstance(d, int) for d in dice) else None
+            if "total" in spec:
+                total_steps = parse(spec["total"])[1]
+                total = read(node, total_steps)
+                if total is MISSING:
+                    total_at = _show(where, total_steps)
+                    missing = _Absent.of(node, where, total_at)
+                    raise src.error(total_at, self._absent(f"{place}.total", missing))
+            return {"dice": dice, "total": total}
+        red, white = outcomes.get("red", "r"), outcomes.get("white", "w")
+        symbols = list(raw) if isinstance(raw, str) else [str(t) for t in raw]
+        tokens = ["r" if s == red else "w" if s == white else s for s in symbols]
+        return {"tokens": tokens, "red": tokens.count("r"), "white": tokens.count("w")}
+
+    @staticmethod
+    def _dice(raw: Any) -> list:
+        if isinstance(raw, str):
+            parts = [p for p in raw.replace("-", ",").replace(" ", ",").split(",") if p]
+            if len(parts) == 1 and len(parts[0]) == 3:
+                parts = list(parts[0])
+            return [int(p) if p.isdigit() else p for p in parts]
+        return list(raw)
+
+    # -- fields into views ---------------------------------------------------------------------
+
+    def bet(self, fields: dict) -> BetView:
+        """A bet, with the amount the target did not give derived from the one it did."""
+        stake, outcome = fields.get("stake"), fields.get("outcome")
+        win, returned = fields.get("win"), fields.get("returned")
+        net = fields.get("net")
+        if net is not None and returned is None and stake is not None:
+            returned = stake + net
+        if returned is None and win is not None and stake is not None:
+            returned = {"win": stake + win, "refund": stake, "lose": Decimal(0)}.get(outcome)
+        if win is None and returned is not None and stake is not None:
+            win = returned - stake if outcome == "win" else Decimal(0)
+        return BetView(
+            bet_id=str(fields.get("bet_id")),
+            round_id=str(fields.get("round_id")),
+            player_id=str(fields.get("player_id")),
+            selection=fields.get("selection"),
+            stake=stake,
+            status=fields.get("status"),
+            outcome=outcome,
+            win=win,
+            returned=returned,
+        )
+
+    def round(self, fields: dict) -> RoundView:
+        """A round, remembered (its game, and that the run has met it)."""
+        round_id = str(fields.get("round_id"))
+        self.rounds_seen.add(round_id)
+        if fields.get("game"):
+            self.round_games[round_id] = fields["game"]
+        return RoundView(
+            round_id=round_id,
+            table_id=str(fields.get("table_id")),
+            game=fields.get("game") or self.round_games.get(round_id, ""),
+            state=fields.get("state"),
+            result=fields.get("result"),
+            bets=tuple(self.bet(b) for b in fields.get("bets") or []),
+            events=tuple(fields.get("events") or []),
+            opened_at=fields.get("opened_at"),
+            betting_ends_at=fields.get("betting_ends_at"),
+        )
+
+    def round_or_none(self, fields: Any) -> RoundView | None:
+        """The round an answer shows, or None when it shows none yet (a table between rounds)."""
+        if not isinstance(fields, dict) or fields.get("round_id") in (None, ""):
+            return None
+        return self.round(fields)
+
+    def record(self, fields: dict, player: PlayerHandle) -> BetRecord:
+        """A player's bet record: their bets, and per round what was staked and the balances."""
+        rounds = tuple(
+            RecordRound(
+                round_id=str(r.get("round_id")),
+                game=r.get("game"),
+                state=r.get("state"),
+                result=r.get("result"),
+                staked=r.get("staked"),
+                returned=r.get("returned"),
+                balance_before=r.get("balance_before"),
+                balance_after=r.get("balance_after"),
+            )
+            for r in fields.get("rounds") or []
+        )
+        bets = tuple(self.bet(b) for b in fields.get("bets") or [])
+        return BetRecord(str(fields.get("player_id") or player.player_id), bets, rounds)

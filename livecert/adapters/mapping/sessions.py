@@ -1,0 +1,163 @@
+"""A mapping's login sessions and role credentials, and the secrets kept out of the evidence.
+
+Each login session has its own cookie jar, logged in on first use and again when an answer
+matches the session's `expired` rule. A role sends its session's cookies, its headers, or both;
+an access check sends another role's credentials, a forged player token, or nothing. Every
+variable's value and every player token is shown masked (`$VARIABLE`, `$PLAYER_TOKEN`).
+"""
+
+from collections.abc import Callable, Mapping
+from urllib.parse import quote, quote_plus
+
+import requests
+
+from livecert.adapters.errors import CredentialsError, Refused
+from livecert.adapters.evidence import Exchange
+from livecert.adapters.mapping.document import MappingError, MappingFile
+from livecert.adapters.mapping.template import Filter, TemplateError, render
+
+# sends one login request: (operation, role, jar, request spec, context, headers)
+Send = Callable[[str, str, requests.Session, dict, dict, dict], tuple[requests.Response, Exchange]]
+Forced = tuple[str, str] | None  # an access check's credential: ("role", name) or ("token", t)
+
+
+class Sessions:
+    """The cookie jars, logins and credentials of one mapping adapter (shared by its clones)."""
+
+    def __init__(
+        self, mapping: MappingFile, base_url: str, filters: Mapping[str, Filter], send: Send
+    ) -> None:
+        self.mapping = mapping
+        self.base_url = base_url
+        self.filters = filters
+        self._send = send
+        self._jars: dict[str, requests.Session] = {}
+        self._logged_in: set[str] = set()
+        self.plain = self.new_session()
+        self.player_tokens: set[str] = set()
+
+    def new_session(self) -> requests.Session:
+        """A cookie jar of its own, with no proxy but the environment's for the target."""
+        session = requests.Session()
+        session.trust_env = False
+        session.proxies.update(requests.utils.get_environ_proxies(self.base_url))
+        session.headers.update({"User-Agent": "livecert-harness", "Accept": "application/json"})
+        return session
+
+    def _jar(self, name: str) -> requests.Session:
+        if name not in self._jars:
+            self._jars[name] = self.new_session()
+        return self._jars[name]
+
+    def login(self, name: str, context: dict) -> None:
+        """Log the session `name` in (again); CredentialsError with what came back if refused."""
+        spec = self.mapping.data["sessions"][name]
+        operation = f"log in as {name}"
+        jar = self._jar(name)
+        jar.cookies.clear()
+        response, exchange = self._send(operation, name, jar, spec["login"], context, {})
+        wanted = spec.get("logged_in", {})
+        cookie = wanted.get("cookie")
+        statuses = wanted.get("status")
+        problem = None
+        if statuses and response.status_code not in statuses:
+            problem = f"it answered {response.status_code}, not one of {statuses}"
+        elif cookie and cookie not in response.cookies and cookie not in jar.cookies:
+            problem = f"it set no {cookie} cookie"
+        elif response.status_code >= 400:
+            problem = f"it answered {response.status_code}"
+        if problem:
+            raise CredentialsError(
+                operation,
+                f"the target did not accept the login ({problem}; it answered: "
+                f"{self.masked(response.text[:200])!r}); check the variables the mapping's "
+                f"sessions.{name}.login uses",
+                f"{exchange.method} {exchange.url}",
+            )
+        if spec.get("secure_cookies_over_http"):
+            for item in jar.cookies:
+                item.secure = False  # a test lab over plain http: send the Secure cookie anyway
+        self._logged_in.add(name)
+
+    def log_in_every_role(self, context: dict) -> None:
+        """Log in every session the roles use (once each); CredentialsError names the refused."""
+        roles = self.mapping.data.get("roles", {})
+        for role in ("operator", "dealer", "player", "anonymous"):
+            name = roles.get(role, {}).get("session")
+            if name and name not in self._logged_in:
+                self.login(name, context)
+
+    def auth(
+        self, role: str, context: dict, forced: Forced
+    ) -> tuple[requests.Session, dict, str | None]:
+        """The session (cookie jar), headers and login-session name a call is sent with;
+        `forced` is an access check's credential (another role's, or a player token)."""
+        roles = self.mapping.data.get("roles", {})
+        if forced and forced[0] == "token":
+            # a forged, absent or other player's credential: no session, no stored cookies
+            token = forced[1]
+            if not token:
+                return self.new_session(), {}, None
+            spec = roles.get("player", {})
+            player = {"token": token, "player_id": ""}
+            headers = render(spec.get("headers", {}), {**context, "player": player}, self.filters)
+            return self.new_session(), headers, None
+        if forced:
+            role = forced[1]
+        spec = roles.get(role, {})
+        name = spec.get("session")
+        session = self._jar(name) if name else self.plain
+        if name and name not in self._logged_in:
+            self.login(name, context)
+        try:
+            headers = render(spec.get("headers", {}), context, self.filters)
+        except TemplateError as error:
+            if not forced:
+                raise MappingError(
+                    self.mapping.source, [f"roles.{role}.headers: {error}"]
+                ) from None
+            headers = {}  # acting as a player outside a player's call: no credential to send
+        return session, headers, name
+
+    def expired(self, session_name: str | None, response: requests.Response) -> bool:
+        """True when the answer is the session's "log in again" (any session's, when the call
+        was sent without one: an access check)."""
+        sessions = self.mapping.data.get("sessions", {})
+        names = [session_name] if session_name else list(sessions)
+        for name in names:
+            rule = sessions[name].get("expired")
+            if not rule or response.status_code not in rule.get("status", [401]):
+                continue
+            needle = rule.get("location_contains")
+            if not needle or needle in response.headers.get("location", ""):
+                return True
+        return False
+
+    def expired_error(self, session_name: str | None, refused: Refused) -> bool:
+        """True when a call sent with a login session was refused with one of the codes the
+        session lists as "log in again" (targets that answer an expired session with their
+        usual error body, not a 401 or a redirect). Calls without a session (a forged or absent
+        player credential) are never this; a call acting as another role is retried once after
+        a fresh login, and a second refusal is then the refusal its access check looks for."""
+        if session_name is None:
+            return False
+        rule = self.mapping.data.get("sessions", {}).get(session_name, {}).get("expired", {})
+        return refused.code in rule.get("error_code", [])
+
+    def masked(self, text: str | None) -> str | None:
+        """`text` with every variable's value and player token replaced by its name."""
+        if text is None:
+            return None
+        for name, value in self.mapping.variables.items():
+            if value:
+                env = self.mapping.data["variables"][name]["env"]
+                for spelling in {value, quote(value, safe=""), quote_plus(value, safe="")}:
+                    text = text.replace(spelling, "$" + env)
+        for token in self.player_tokens:
+            text = text.replace(token, "$PLAYER_TOKEN")
+        return text
+
+    def close(self) -> None:
+        for jar in self._jars.values():
+            jar.close()
+        self.plain.close()
