@@ -1,11 +1,15 @@
 """`livecert selftest`: prove the harness on the reference implementation's seeded faults.
 
 Certifies the clean reference (every clause, both games), then the reference with each seeded
-fault, two at a time. A fault is run only on the clauses it lists and the game they name, which is
-all that is needed to judge it; the clean run covers everything else. The report says, per
-fault, which clauses were expected, which failed, whether it was detected, and any false alarm
-(a failed clause the fault does not list). A fault of a duty certify cannot exercise (a server
-restart) is judged by its own check instead.
+fault, two at a time. By default a fault is run only on the clauses it declares and the game they
+name; the clean run covers everything else. With `full=True` (`livecert selftest --full`) each
+fault is certified on its game's whole suite instead, so a clause failing anywhere is seen.
+
+A fault is detected only when every clause it declares failed. The report says, per fault, the
+declared clauses, the failed ones, the escapes (a declared clause that did not fail) and the false
+alarms (a failed clause the fault does not declare); the self-test passes only when every fault
+was detected with no false alarm and the clean run is compliant. A fault of a duty certify cannot
+exercise (a server restart) is judged by its own check instead, in both modes.
 """
 
 import json
@@ -21,6 +25,10 @@ from livecert.harness.interruption import interrupt_and_finish
 
 CLEAN = "(no fault)"
 RESTART_FAULTS = {"interrupted-round-lost"}  # judged by restarting the reference, not by certify
+RESTART_CLAUSE = "REG-INTR-01"  # the one clause the restart check proves
+# the clause families whose scenarios play a game's whole sweep (or the RTP over every outcome)
+_SWEEP_PREFIXES = ("SB-PAY-", "SB-GEN-", "SB-RTP-", "XD-PAY-", "XD-GEN-", "XD-RTP-")
+_SWEEP_DUTIES = ("REG-SETTLE-01", "REG-RTP-01")
 
 
 @dataclass
@@ -28,27 +36,51 @@ class FaultRun:
     """One certification of the reference with one seeded fault (or none)."""
 
     fault: str
-    expected: list[str]
+    expected: list[str]  # the clauses the fault declares
     game: str
     verdict: str
     exit_status: int
     failed: list[str]
     seconds: float
-    detected: bool
-    false_alarms: list[str]
+    detected: bool  # every declared clause failed (and the run said non-compliant)
+    false_alarms: list[str]  # failed, not declared
+    escapes: list[str] = field(default_factory=list)  # declared, not failed
+    scope: str = "declared"  # "declared": on the fault's clauses; "full": the game's whole suite
     how: str = "certify"
     output_tail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Detected, with no escape and no false alarm."""
+        return self.detected and not self.false_alarms and not self.escapes
 
 
 @dataclass
 class SelftestReport:
-    clean: FaultRun
+    clean: FaultRun | None  # None when the caller certified the clean reference elsewhere
     runs: list[FaultRun] = field(default_factory=list)
+    full: bool = False
+
+    @property
+    def clean_ok(self) -> bool:
+        if self.clean is None:
+            return True
+        return self.clean.verdict == "compliant" and self.clean.exit_status == 0
 
     @property
     def ok(self) -> bool:
-        clean_ok = self.clean.verdict == "compliant" and self.clean.exit_status == 0
-        return clean_ok and all(r.detected and not r.false_alarms for r in self.runs)
+        return self.clean_ok and all(r.ok for r in self.runs)
+
+
+def judge(
+    expected: list[str], failed: list[str], exit_status: int
+) -> tuple[bool, list[str], list[str]]:
+    """(detected, false alarms, escapes) of a fault run: detected only when every declared
+    clause failed and the run ended non-compliant (exit status 1)."""
+    escapes = [c for c in expected if c not in failed]
+    false_alarms = sorted(set(failed) - set(expected))
+    detected = exit_status == 1 and bool(expected) and not escapes
+    return detected, false_alarms, escapes
 
 
 def livecert_command(
@@ -88,14 +120,17 @@ def game_for(clauses: list[str]) -> str:
     return games.pop() if games else "xocdia"
 
 
-def _certify_run(fault: str, expected: list[str], folder: Path) -> FaultRun:
+def _certify_run(fault: str, expected: list[str], folder: Path, full: bool) -> FaultRun:
     game = "all" if fault == CLEAN else game_for(expected)
     args = ["certify", "--quiet", "--no-html", "--report-dir", str(folder), "--game", game]
     if fault != CLEAN:
-        args += ["--clauses", ",".join(expected), "--reference-fault", fault]
+        if not full:
+            args += ["--clauses", ",".join(expected)]
+        args += ["--reference-fault", fault]
+    scope = "full" if full or fault == CLEAN else "declared"
     started = time.monotonic()
     done = livecert_command(*args)
-    seconds = time.monotonic() - started
+    seconds = round(time.monotonic() - started, 1)
     written = folder / "certificate.json"
     if not written.exists():  # a usage error or a crash: an escape, with what it printed
         return FaultRun(
@@ -105,14 +140,19 @@ def _certify_run(fault: str, expected: list[str], folder: Path) -> FaultRun:
             verdict="no certificate",
             exit_status=done.returncode,
             failed=[],
-            seconds=round(seconds, 1),
+            seconds=seconds,
             detected=False,
             false_alarms=[],
+            escapes=list(expected),
+            scope=scope,
             output_tail=(done.stdout + done.stderr)[-2000:],
         )
     certificate = json.loads(written.read_text(encoding="utf-8"))
     failed = sorted(c for c, row in certificate["clauses"].items() if row["status"] == "failed")
-    detected = fault == CLEAN or (done.returncode == 1 and bool(expected) and expected[0] in failed)
+    if fault == CLEAN:
+        detected, false_alarms, escapes = True, [], []  # judged by its verdict instead
+    else:
+        detected, false_alarms, escapes = judge(expected, failed, done.returncode)
     return FaultRun(
         fault=fault,
         expected=expected,
@@ -120,9 +160,11 @@ def _certify_run(fault: str, expected: list[str], folder: Path) -> FaultRun:
         verdict=certificate["verdict"],
         exit_status=done.returncode,
         failed=failed,
-        seconds=round(seconds, 1),
+        seconds=seconds,
         detected=detected,
-        false_alarms=sorted(set(failed) - set(expected)),
+        false_alarms=false_alarms,
+        escapes=escapes,
+        scope=scope,
         output_tail=(done.stdout + done.stderr)[-2000:],
     )
 
@@ -130,66 +172,139 @@ def _certify_run(fault: str, expected: list[str], folder: Path) -> FaultRun:
 def _restart_run(fault: str, expected: list[str], folder: Path) -> FaultRun:
     started = time.monotonic()
     problems = interrupt_and_finish(folder / "reference.sqlite3", "result", faults=(fault,))
+    failed = [RESTART_CLAUSE] if problems else []
+    detected, false_alarms, escapes = judge(expected, failed, 1 if problems else 0)
     return FaultRun(
         fault=fault,
         expected=expected,
         game="sicbo",
         verdict="non-compliant" if problems else "compliant",
         exit_status=1 if problems else 0,
-        failed=[expected[0]] if problems else [],
+        failed=failed,
         seconds=round(time.monotonic() - started, 1),
-        detected=bool(problems),
-        false_alarms=[],
+        detected=detected,
+        false_alarms=false_alarms,
+        escapes=escapes,
+        scope="restart",
         how="restart check",
         output_tail="; ".join(problems),
     )
 
 
+def expected_cost(name: str, clauses: list[str], full: bool) -> int:
+    """A rough rank of a run's length, to start the long runs first so that the pool does not
+    end on one long run while the other worker idles (the order of the report is unchanged)."""
+    if name == CLEAN:
+        return 4
+    if name in RESTART_FAULTS:
+        return 0
+    game = game_for(clauses)
+    whole = full or any(c.startswith("CONTRACT-") for c in clauses)  # a contract clause: all
+    sweep = any(c.startswith(_SWEEP_PREFIXES) or c in _SWEEP_DUTIES for c in clauses)
+    if game != "xocdia" and (whole or sweep):  # the Sic Bo sweep: 216 rounds of 110 bets
+        return 3 if game == "sicbo" else 4
+    return 2 if whole else 1
+
+
 def run_selftest(
-    base: Path, faults: dict[str, list[str]] | None = None, workers: int = 2
+    base: Path,
+    faults: dict[str, list[str]] | None = None,
+    workers: int = 2,
+    full: bool = False,
+    clean: bool = True,
 ) -> SelftestReport:
-    """Certify clean and once per fault (in parallel), in sub-folders of `base`."""
+    """Certify clean (unless `clean` is False) and once per fault, `workers` at a time, in
+    sub-folders of `base`; `full` certifies each fault on its game's whole suite."""
     catalogue = list_faults() if faults is None else faults
     base.mkdir(parents=True, exist_ok=True)
+    restart_check = "(restart check of the clean reference)"
+    done: dict[str, FaultRun] = {}
+    clean_problems: list[str] = []
 
-    def run(name: str) -> FaultRun:
+    def run(name: str) -> None:
+        if name == restart_check:  # the clean reference must also survive a restart
+            (base / "clean-restart").mkdir(parents=True, exist_ok=True)
+            db = base / "clean-restart" / "reference.sqlite3"
+            clean_problems.extend(interrupt_and_finish(db, "result"))
+            return
         folder = base / ("clean" if name == CLEAN else name)
         folder.mkdir(parents=True, exist_ok=True)
         if name in RESTART_FAULTS:
-            return _restart_run(name, catalogue[name], folder)
-        return _certify_run(name, catalogue.get(name, []), folder)
+            done[name] = _restart_run(name, catalogue[name], folder)
+        else:
+            done[name] = _certify_run(name, catalogue.get(name, []), folder, full)
 
-    names = [CLEAN, *catalogue]
+    names = [*([CLEAN, restart_check] if clean else []), *catalogue]
+    order = sorted(names, key=lambda n: -expected_cost(n, catalogue.get(n, []), full))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(run, names))
-    clean_problems = interrupt_and_finish(base / "clean" / "restart.sqlite3", "result")
-    clean = results[0]
-    if clean_problems:  # the clean reference must also survive a restart (REG-INTR-01)
-        clean.verdict, clean.exit_status = "non-compliant", 1
-        clean.output_tail += "\nrestart check: " + "; ".join(clean_problems)
-    return SelftestReport(clean=clean, runs=results[1:])
+        list(pool.map(run, order))  # raises what a run raised
+    clean_run = done.get(CLEAN)
+    if clean_run is not None and clean_problems:  # REG-INTR-01 on the clean reference
+        clean_run.verdict, clean_run.exit_status = "non-compliant", 1
+        clean_run.output_tail += "\nrestart check: " + "; ".join(clean_problems)
+    return SelftestReport(clean=clean_run, runs=[done[name] for name in catalogue], full=full)
 
 
-def report_markdown(report: SelftestReport) -> str:
+def _clauses(clauses: list[str]) -> str:
+    return ", ".join(clauses) or "-"
+
+
+def declared_vs_failed_table(report: SelftestReport) -> list[str]:
+    """Per fault, its declared clauses against those that failed, as a markdown table (the one
+    tests/README.md keeps for the whole catalogue run with `livecert selftest --full`)."""
     lines = [
-        "# livecert selftest",
-        "",
-        f"Clean reference: **{report.clean.verdict}** ({report.clean.seconds} s, both games, "
-        "every clause; plus the restart check).",
-        "",
-        f"Faults: {len(report.runs)}, detected {sum(r.detected for r in report.runs)}, "
-        f"with false alarms {sum(bool(r.false_alarms) for r in report.runs)}. "
-        f"Overall: **{'PASS' if report.ok else 'FAIL'}**.",
-        "",
-        "| fault | expected clauses | failed clauses | detected | false alarms | how | time |",
+        "| fault | game | declared clauses | failed clauses | false alarms | escapes | ok |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in report.runs:
+        game = f"{r.game} (restart check)" if r.how != "certify" else r.game
         lines.append(
-            f"| {r.fault} | {', '.join(r.expected)} | {', '.join(r.failed) or '-'} | "
-            f"{'yes' if r.detected else '**NO**'} | {', '.join(r.false_alarms) or '-'} | "
-            f"{r.how} ({r.game}) | {r.seconds} s |"
+            f"| {r.fault} | {game} | {_clauses(r.expected)} | {_clauses(r.failed)} | "
+            f"{_clauses(r.false_alarms)} | {_clauses(r.escapes)} | "
+            f"{'yes' if r.ok else '**NO**'} |"
         )
+    return lines
+
+
+def report_markdown(report: SelftestReport) -> str:
+    scope = (
+        "each fault on its game's whole suite (`--full`)"
+        if report.full
+        else "each fault on the clauses it declares"
+    )
+    clean = report.clean
+    if clean is None:
+        clean_line = "Clean reference: not run here (certified by the caller's own clean run)."
+    else:
+        clean_line = (
+            f"Clean reference: **{clean.verdict}** ({clean.seconds} s, both games, every "
+            "clause; plus the restart check)."
+        )
+    runs = report.runs
+    lines = [
+        "# livecert selftest",
+        "",
+        clean_line,
+        "",
+        f"Faults: {len(runs)}, certified {scope}; detected (every declared clause failed) "
+        f"{sum(r.detected for r in runs)}, with escapes {sum(bool(r.escapes) for r in runs)}, "
+        f"with false alarms {sum(bool(r.false_alarms) for r in runs)}. "
+        f"Overall: **{'PASS' if report.ok else 'FAIL'}**.",
+        "",
+        "## Declared against failed clauses",
+        "",
+        *declared_vs_failed_table(report),
+        "",
+        "## Runs",
+        "",
+        "| fault | verdict | exit status | how | time |",
+        "|---|---|---|---|---|",
+    ]
+    for r in runs:
+        how = r.how
+        if how == "certify":
+            how = "certify, whole suite" if r.scope == "full" else "certify, declared clauses"
+        lines.append(f"| {r.fault} | {r.verdict} | {r.exit_status} | {how} | {r.seconds} s |")
     return "\n".join(lines) + "\n"
 
 
@@ -197,7 +312,8 @@ def write_report(report: SelftestReport, folder: Path) -> tuple[Path, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     as_json = {
         "ok": report.ok,
-        "clean": asdict(report.clean),
+        "full": report.full,
+        "clean": asdict(report.clean) if report.clean is not None else None,
         "faults": [asdict(r) for r in report.runs],
     }
     json_path, md_path = folder / "selftest.json", folder / "selftest.md"
@@ -206,8 +322,8 @@ def write_report(report: SelftestReport, folder: Path) -> tuple[Path, Path]:
     return json_path, md_path
 
 
-def main(report_dir: Path | None, workers: int, only: list[str]) -> int:
-    folder = report_dir or Path("reports") / "selftest"
+def main(report_dir: Path | None, workers: int, only: list[str], full: bool = False) -> int:
+    folder = report_dir or Path("reports") / ("selftest-full" if full else "selftest")
     catalogue = list_faults()
     unknown = [name for name in only if name not in catalogue]
     if unknown:
@@ -217,9 +333,9 @@ def main(report_dir: Path | None, workers: int, only: list[str]) -> int:
             file=sys.stderr,
         )
         return 3
-    chosen = {name: catalogue[name] for name in only} if only else catalogue
+    chosen = {name: catalogue[name] for name in dict.fromkeys(only)} if only else catalogue
     with tempfile.TemporaryDirectory(prefix="livecert-selftest-") as scratch:
-        report = run_selftest(Path(scratch), chosen, workers)
+        report = run_selftest(Path(scratch), chosen, workers, full=full)
     json_path, md_path = write_report(report, folder)
     print(report_markdown(report))
     print(f"written: {md_path} and {json_path}")
