@@ -211,7 +211,12 @@ def _run_doctor(args: argparse.Namespace) -> int:
         return 3
     if not _uses_contract(args):
         diagnosis = diagnose(
-            args.target_url, args.operator_token, args.dealer_token, args.timeout, args.adapter
+            args.target_url,
+            args.operator_token,
+            args.dealer_token,
+            args.timeout,
+            args.adapter,
+            probe=args.probe,
         )
     elif args.target_url:
         if not (args.operator_token and args.dealer_token):
@@ -221,10 +226,12 @@ def _run_doctor(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 3
-        diagnosis = diagnose(args.target_url, args.operator_token, args.dealer_token, args.timeout)
+        diagnosis = diagnose(
+            args.target_url, args.operator_token, args.dealer_token, args.timeout, probe=args.probe
+        )
     else:
         print("livecert doctor: no --target-url; checking the embedded reference server")
-        diagnosis = diagnose_reference(args.timeout)
+        diagnosis = diagnose_reference(args.timeout, probe=args.probe)
     print("\n".join(diagnosis.lines()))
     return 0 if diagnosis.healthy else 1
 
@@ -254,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=None,
         metavar="DIR",
-        help="where selftest.md and selftest.json go (default reports/selftest)",
+        help="where selftest.md and selftest.json go (default reports/selftest, or "
+        "reports/selftest-full with --full)",
     )
     selftest.add_argument("--workers", type=int, default=2, help="runs in parallel (default 2)")
     selftest.add_argument(
@@ -263,6 +271,19 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         metavar="NAME",
         help="only this fault (repeatable); default all",
+    )
+    selftest.add_argument(
+        "--faults",
+        default="",
+        metavar="NAME[,NAME...]",
+        help="only these faults, comma-separated (with --fault: both); default all",
+    )
+    selftest.add_argument(
+        "--full",
+        action="store_true",
+        help="certify each fault on its game's whole suite, not only on the clauses it declares: "
+        "a clause failing outside its declared ones is a false alarm, a declared clause that "
+        "does not fail an escape",
     )
     doctor = sub.add_parser(
         "doctor",
@@ -273,6 +294,12 @@ def main(argv: list[str] | None = None) -> int:
     doctor.add_argument("--operator-token", default=os.environ.get("LIVECERT_OPERATOR_TOKEN"))
     doctor.add_argument("--dealer-token", default=os.environ.get("LIVECERT_DEALER_TOKEN"))
     doctor.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
+    doctor.add_argument(
+        "--probe",
+        action="store_true",
+        help="also play one small round per game (a player, a table, one bet, the result) and "
+        "check every answer reads as certification needs; writes to the target",
+    )
     _adapter_argument(doctor)
     _rules_argument(doctor, "the rule profile whose maximum RTP the declarations are compared with")
     report = sub.add_parser(
@@ -298,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "selftest":
         from livecert.certify.selftest import main as selftest_main
 
-        return selftest_main(args.report_dir, args.workers, args.fault)
+        chosen = [*args.fault, *(f.strip() for f in args.faults.split(",") if f.strip())]
+        return selftest_main(args.report_dir, args.workers, chosen, full=args.full)
     parser.print_help()
     return 3
 

@@ -17,7 +17,6 @@ from livecert.adapters import PlayerHandle, Refused, TargetAdapter
 from livecert.adapters.errors import Unsupported
 from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
-from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import paytable
 from steps.rounds import DEFAULT_RESULT, GAMES
 
@@ -70,7 +69,8 @@ def _acting(scene: Scene, who: str) -> tuple[TargetAdapter, PlayerHandle]:
 
 def _prepare(scene: Scene, action: str) -> dict[str, str]:
     """What an action needs done first, with the scene's own credentials and outside the judged
-    call (so an answer outside the contract there is a finding of its own, not an acceptance)."""
+    call (so an answer outside the contract there is a finding of its own, not an acceptance).
+    Closing betting is the dealer's checked action (fixtures/scene.py), never a silent one."""
     if action == "enter the result":
         scene.close_betting()
     if action == "open a round":
@@ -133,6 +133,12 @@ def someone_tries(scene: Scene, who: str, action: str) -> None:
 
 @then(parsers.re(r"it is (?P<verdict>allowed|refused)"))
 def access_verdict(scene: Scene, verdict: str) -> None:
-    if scene.access_outcome != verdict:
-        detail = f" ({scene.refusal})" if scene.refusal else ""
-        raise ClauseFailure(f"it was {scene.access_outcome}, expected {verdict}{detail}", [ACCESS])
+    """REG-ACCESS-01: a player acts only for themselves; dealer and operator actions need their
+    own credentials (and docs/contract.md, "Roles", for who may do what)."""
+    detail = f" ({scene.refusal})" if scene.refusal else ""
+    scene.checks.check(
+        scene.access_outcome == verdict,
+        (ACCESS,),
+        f"it was {scene.access_outcome}, expected {verdict}{detail}",
+        f"it was {verdict}{detail}",
+    )

@@ -14,9 +14,12 @@ from pytest_bdd import given, parsers, then, when
 from fixtures.scene import Scene
 from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
-from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import selection_code
-from steps.rounds import DEFAULT_RESULT, _clauses
+from steps.rounds import DEFAULT_RESULT
+
+INPUT = "REG-INPUT-01"  # malformed or invalid requests are refused with a reason, change nothing
+BALANCE = "REG-BAL-01"  # a bet may not take a balance below zero
+MONEY = "REG-MONEY-01"  # nothing settled twice
 
 QUOTED = r'"(?P<{name}>[^"]*)"'
 
@@ -104,10 +107,15 @@ def number_stake(scene: Scene) -> None:
     _attempt(scene, lambda h, r: scene.adapter.send_raw_slip(h, r, body, "application/json"))
 
 
+@given("the dealer has entered the result")
+def dealer_has_entered_the_result(scene: Scene) -> None:
+    scene.enter_result(DEFAULT_RESULT[scene.game])
+
+
 @when("the dealer enters the result a second time")
 def result_twice(scene: Scene) -> None:
-    outcome = DEFAULT_RESULT[scene.game]
-    scene.enter_result(outcome)
+    """REG-INPUT-01: a settled round takes no result; REG-MONEY-01: nothing settled twice."""
+    outcome = scene.outcome
     _attempt(scene, lambda h, r: scene.adapter.enter_result(r, outcome))
 
 
@@ -135,7 +143,7 @@ def action_on_unknown_round(scene: Scene, action: str) -> None:
     parsers.re(r"the dealer tries to (?P<action>pause|cancel|close betting on) the finished round")
 )
 def action_on_finished_round(scene: Scene, action: str) -> None:
-    scene.enter_result(DEFAULT_RESULT[scene.game])
+    scene.expect_state(("settled",), (INPUT,), "an action on the finished round")
     adapter = scene.adapter
 
     def send(_handle, round_id):
@@ -157,7 +165,9 @@ RESHAKE_REASON = {"sicbo": "dice-overlap", "xocdia": "items-fell"}
 )
 def action_in_the_wrong_state(scene: Scene, action: str, which: str) -> None:
     """A dealer action the round's state does not allow (TBL-MAL-01: a paused round makes no
-    progress; SB-RND-03: the result comes after betting; SB-RND-04: re-shakes after betting)."""
+    progress; SB-RND-03: in Sic Bo the shake, its re-shakes and the result come after betting
+    ends; docs/contract.md, "Re-shakes while betting is open": a Xoc Dia re-shake during betting
+    is allowed, XD-RND-01, so no Xoc Dia row asks for its refusal)."""
     adapter, game = scene.adapter, scene.game
     needs = {"pause"} if which == "paused" or action in ("pause", "resume") else set()
     needs |= {"reshake"} if action == "record a re-shake on" else set()
@@ -190,7 +200,8 @@ def bad_countdown(scene: Scene, seconds: str) -> None:
 def unknown_reshake_reason(scene: Scene) -> None:
     if "reshake" not in scene.target.info.capabilities:
         pytest.skip(missing_reason("reshake"))
-    round_id = scene.close_betting().round_id
+    scene.expect_state(("closed",), (INPUT,), "a re-shake")
+    round_id = scene.round.round_id
     _attempt(scene, lambda _h, _r: scene.adapter.record_reshake(round_id, "cat-on-the-table"))
 
 
@@ -200,22 +211,37 @@ def unknown_event(scene: Scene) -> None:
 
 
 @then("it is refused with a reason and nothing moves")
-def refused_and_nothing_moves(scene: Scene, request: pytest.FixtureRequest) -> None:
+def refused_and_nothing_moves(scene: Scene) -> None:
+    """REG-INPUT-01: refused with a reason, and nothing changed (no bet added, no balance moved);
+    REG-BAL-01: no balance below zero; REG-MONEY-01 (where a result was entered twice): nothing
+    settled twice, so the balance did not move. What moved is judged first: an accepted second
+    result that paid again is money's finding as much as bad input's."""
     handle = scene.player()
     balance = scene.adapter.balance(handle)
     bets = len(scene.adapter.get_round(scene.round.round_id, handle).bets)
-    problems = []
-    if scene.refusal is None:
-        problems.append("the target accepted it")
-    elif not scene.refusal.message or scene.refusal.code in ("", "None"):
-        problems.append(f"the refusal gives no reason: {scene.refusal}")
-    if balance != scene.balance_before_attempt:
-        problems.append(f"the balance moved from {scene.balance_before_attempt} to {balance}")
-    if balance < 0:
-        problems.append(f"the balance is below zero: {balance}")
-    if bets != scene.bets_before_attempt:
-        problems.append(
-            f"the player's bets on the round went from {scene.bets_before_attempt} to {bets}"
-        )
-    if problems:
-        raise ClauseFailure("; ".join(problems), _clauses(request))
+    before = scene.balance_before_attempt
+    scene.checks.check(
+        balance == before,
+        (INPUT, BALANCE, MONEY),
+        f"the balance moved from {before} to {balance}",
+        f"the balance stayed at {balance}",
+    )
+    scene.checks.check(
+        balance >= 0,
+        (BALANCE,),
+        f"the balance is below zero: {balance}",
+        f"the balance {balance} is not below zero",
+    )
+    scene.checks.check(
+        bets == scene.bets_before_attempt,
+        (INPUT,),
+        f"the player's bets on the round went from {scene.bets_before_attempt} to {bets}",
+        f"the player's {bets} bet(s) on the round stayed",
+    )
+    refusal = scene.refusal
+    scene.checks.check(
+        refusal is not None and bool(refusal.message) and refusal.code not in ("", "None"),
+        (INPUT, BALANCE),
+        "the target accepted it" if refusal is None else f"the refusal gives no reason: {refusal}",
+        f"refused with a reason: {refusal}",
+    )

@@ -12,8 +12,9 @@ import allure
 import pytest
 from pytest_bdd import given, parsers, then
 
-from fixtures.scene import Scene
-from livecert.harness.findings import ClauseFailure
+from fixtures.scene import PlacedBet, Scene
+from livecert.harness.findings import HarnessError
+from livecert.harness.round_clauses import WINNINGS_PAID
 from livecert.harness.settlement_check import SETTLE_DUTY
 from livecert.harness.vocabulary import paytable
 from livecert.rules import round_to_minor
@@ -22,7 +23,7 @@ from livecert.rules.paytable import active_profile
 AMOUNT = r"(?P<amount>\d+\.\d+)"
 
 
-class FeatureOracleDisagreement(RuntimeError):
+class FeatureOracleDisagreement(HarnessError):
     """A feature's amount contradicts the oracle: a defect of the harness, not of the target."""
 
 
@@ -68,8 +69,9 @@ def named_player_bets(scene: Scene, name: str, stake: str, label: str) -> None:
     scene.place(label, Decimal(stake), player=name)
 
 
-# Clauses that say the bets of a round settle as usual after something happened to it: a failed
-# settlement in such a scenario is evidence against them too.
+# Clauses that say the bets of a round settle as usual after something happened to it: in a
+# scenario tagged with one, a bet that is not settled when the round ends breaks it. What the bet
+# settles *to* is the paytable's business (its row's clause and REG-SETTLE-01), never theirs.
 SETTLES_AS_USUAL = (
     "TBL-DISC-02",
     "TBL-MAL-02",
@@ -83,24 +85,46 @@ SETTLES_AS_USUAL = (
     "SB-RND-05",
     "SB-RND-06",
 )
+MONEY_DUTY = "REG-MONEY-01"
 
 
-def _settles_as_usual(request: pytest.FixtureRequest | None) -> list[str]:
-    if request is None:
-        return []
-    return [m.name for m in request.node.iter_markers() if m.name in SETTLES_AS_USUAL]
+def _settles_as_usual(scene: Scene) -> tuple[str, ...]:
+    return tuple(c for c in SETTLES_AS_USUAL if c in scene.tags)
+
+
+DISCONNECTION = "TBL-DISC-02"
+
+
+def _settled_right_for_a_connected_player(
+    scene: Scene, placed: PlacedBet, outcome: str, win: Decimal
+) -> bool:
+    """True when `placed` is a bet of a player who disconnected in the round, and a player who
+    stayed connected holds the same bet (selection and stake) settled as the paytable says."""
+    if placed.player not in scene.were_offline or DISCONNECTION not in scene.tags:
+        return False
+    for other in scene.bets:
+        same = (other.code, other.stake) == (placed.code, placed.stake)
+        if same and other.player not in scene.were_offline:
+            shown = next((b for b in scene.round.bets if b.bet_id == other.view.bet_id), None)
+            if shown is None:
+                fresh = scene.adapter.get_round(scene.round.round_id, scene.players[other.player])
+                shown = next((b for b in fresh.bets if b.bet_id == other.view.bet_id), None)
+            return shown is not None and (shown.status, shown.outcome, shown.win) == (
+                "settled",
+                outcome,
+                win,
+            )
+    return False
 
 
 def _check_settlement(
-    scene: Scene,
-    label: str,
-    outcome: str,
-    win: Decimal,
-    player: str = "player",
-    request: pytest.FixtureRequest | None = None,
+    scene: Scene, label: str, outcome: str, win: Decimal, player: str = "player"
 ) -> None:
+    """Two checks: the bet was settled when the round ended (the scenario's lifecycle clause),
+    then what it settled to (the paytable row's clause and REG-SETTLE-01)."""
     placed = scene.bet(label, player)
-    assert scene.outcome is not None, "no result was entered in this scenario"
+    if scene.outcome is None:
+        raise HarnessError("the scenario checks a settlement but entered no result")
     info = scene.target.info
     oracle = scene.expected(placed)
     if (oracle.outcome, oracle.win) != (outcome, win):
@@ -109,7 +133,8 @@ def _check_settlement(
             f"{oracle.outcome} {oracle.win}: fix the feature or the paytable"
         )
         outcome, win = oracle.outcome, oracle.win  # under a rule profile: the profile's amount
-    actual = scene.current_view(placed)
+    paid_by = (*oracle.clauses, SETTLE_DUTY)
+    actual = scene.shown_bet(placed, (*_settles_as_usual(scene), SETTLE_DUTY))
     returned = (
         placed.stake + win
         if outcome == "win"
@@ -118,37 +143,47 @@ def _check_settlement(
     allure.attach(
         f"bet: {label} ({placed.code}), stake {placed.stake}, result {scene.outcome}\n"
         f"expected: settled / {outcome}, win {win}, returned {returned} "
-        f"(clauses {', '.join(oracle.clauses)}; rounding {info.rounding!r})\n"
+        f"(clauses {', '.join(paid_by)}; rounding {info.rounding!r})\n"
         f"actual:   {actual.status} / {actual.outcome}, win {actual.win}, returned "
         f"{actual.returned}",
         name=f"settlement of {label}",
         attachment_type=allure.attachment_type.TEXT,
     )
+    what = f"{label} ({placed.code}) staked {placed.stake} on {scene.outcome}"
+    scene.checks.check(
+        actual.status == "settled",
+        (*_settles_as_usual(scene), SETTLE_DUTY),
+        f"{what}: status {actual.status!r} when the round ended, expected 'settled'",
+        f"{what}: settled",
+    )
+    if _settled_right_for_a_connected_player(scene, placed, outcome, win):
+        # the paytable is right for a player who stayed connected: the difference is the
+        # disconnection's (TBL-DISC-02: confirmed bets stay valid), not the paytable's
+        paid_by = (DISCONNECTION, SETTLE_DUTY)
+        what += f" by {player}, who disconnected in the round"
     problems = []
-    if actual.status != "settled":
-        problems.append(f"status {actual.status!r}, expected 'settled'")
     if actual.outcome != outcome:
         problems.append(f"outcome {actual.outcome!r}, expected {outcome!r}")
     if actual.win != win:
         problems.append(f"win {actual.win}, expected {win}")
     if actual.returned != returned:
         problems.append(f"returned {actual.returned}, expected {returned}")
-    if problems:
-        raise ClauseFailure(
-            f"{label} ({placed.code}) staked {placed.stake} on {scene.outcome}: "
-            + "; ".join(problems),
-            (*oracle.clauses, SETTLE_DUTY, *_settles_as_usual(request)),
-        )
+    scene.checks.check(
+        not problems,
+        paid_by,
+        f"{what}: " + "; ".join(problems),
+        f"{what}: {outcome}, win {win}, returned {returned}",
+    )
 
 
 @then(parsers.re(rf"the (?P<label>.+?) bet wins {AMOUNT}"))
-def bet_wins(scene: Scene, label: str, amount: str, request: pytest.FixtureRequest) -> None:
-    _check_settlement(scene, label, "win", Decimal(amount), request=request)
+def bet_wins(scene: Scene, label: str, amount: str) -> None:
+    _check_settlement(scene, label, "win", Decimal(amount))
 
 
 @then(parsers.re(r"the (?P<label>.+?) bet loses"))
-def bet_loses(scene: Scene, label: str, request: pytest.FixtureRequest) -> None:
-    _check_settlement(scene, label, "lose", Decimal("0.00"), request=request)
+def bet_loses(scene: Scene, label: str) -> None:
+    _check_settlement(scene, label, "lose", Decimal("0.00"))
 
 
 @then(parsers.re(r"the (?P<label>.+?) bet gets its stake back"))
@@ -167,14 +202,46 @@ def _oracle_balance(scene: Scene, player: str) -> Decimal | None:
     return balance
 
 
+def _check_balance(scene: Scene, player: str, amount: str) -> None:
+    """Two checks, in order: the balance is its start minus the stakes plus what the target
+    itself says it returned (money conserved: REG-MONEY-01); then it is the feature's amount,
+    which, the money being conserved, only a wrong settlement can miss (the bets' clauses)."""
+    oracle = _oracle_balance(scene, player)
+    if oracle is not None and oracle != Decimal(amount):
+        disagree(f"the feature expects {player}'s balance of {amount}, the oracle {oracle}")
+        amount = str(oracle)  # under a rule profile: the profile's amount
+    mine = [b for b in scene.bets if b.player == player]
+    actual = scene.adapter.balance(scene.player(player))
+    returned = Decimal(0)
+    for placed in mine:
+        shown = scene.shown_bet(placed, (MONEY_DUTY,))
+        returned += shown.returned or Decimal(0)
+    start, staked = scene.starting_balances[player], sum((b.stake for b in mine), Decimal(0))
+    conserved = start - staked + returned
+    scene.checks.check(
+        actual == conserved,
+        (MONEY_DUTY, *([WINNINGS_PAID[scene.game]] if scene.game in WINNINGS_PAID else [])),
+        f"{player}'s balance is {actual}, but its start {start} minus the stakes {staked} plus "
+        f"what the target says it returned ({returned}) is {conserved}",
+        f"{player}'s balance {actual} = {start} - {staked} + {returned}",
+    )
+    settled = scene.outcome is not None and scene.round and scene.round.state == "settled"
+    settled_by = (
+        [c for placed in mine for c in (*scene.expected(placed).clauses, SETTLE_DUTY)]
+        if settled
+        else [SETTLE_DUTY]
+    )
+    scene.checks.check(
+        actual == Decimal(amount),
+        settled_by,
+        f"{player}'s balance is {actual}, expected {amount}",
+        f"{player}'s balance is {amount}",
+    )
+
+
 @then(parsers.re(rf"the player's balance is {AMOUNT}"))
 def balance_is(scene: Scene, amount: str) -> None:
-    oracle = _oracle_balance(scene, "player")
-    if oracle is not None and oracle != Decimal(amount):
-        disagree(f"the feature expects a balance of {amount}, the oracle {oracle}: fix the feature")
-        amount = str(oracle)  # under a rule profile: the profile's amount
-    actual = scene.adapter.balance(scene.player("player"))
-    assert actual == Decimal(amount), f"the player's balance is {actual}, expected {amount}"
+    _check_balance(scene, "player", amount)
 
 
 # -- stakes and rounding -------------------------------------------------------------------------
@@ -200,7 +267,7 @@ def bet_wins_rounded(scene: Scene, label: str, exact: str) -> None:
             pytest.skip(f"not testable under the rule profile {profile}: {label} does not win")
         exact = str(oracle.exact_win)  # under a rule profile: the profile's exact win
     win = round_to_minor(Fraction(exact), info.minor_unit, info.rounding)
-    actual = scene.current_view(placed)
+    actual = scene.shown_bet(placed, (*oracle.clauses, SETTLE_DUTY))
     allure.attach(
         f"stake {placed.stake}, exact win {exact}, declared rounding {info.rounding!r} to "
         f"{info.minor_unit} decimals -> expected win {win}; target: {actual.outcome} win "
@@ -209,21 +276,25 @@ def bet_wins_rounded(scene: Scene, label: str, exact: str) -> None:
         attachment_type=allure.attachment_type.TEXT,
     )
     scene.rounded_win = win
-    if (actual.outcome, actual.win, actual.returned) != ("win", win, placed.stake + win):
-        raise ClauseFailure(
-            f"{label} staked {placed.stake}: exact win {exact} under the declared rule "
-            f"{info.rounding!r} must be {win} (returned {placed.stake + win}); the target "
-            f"said {actual.outcome} win {actual.win} returned {actual.returned}",
-            (*oracle.clauses, SETTLE_DUTY),
-        )
+    scene.checks.check(
+        (actual.outcome, actual.win, actual.returned) == ("win", win, placed.stake + win),
+        (*oracle.clauses, SETTLE_DUTY),
+        f"{label} staked {placed.stake}: exact win {exact} under the declared rule "
+        f"{info.rounding!r} must be {win} (returned {placed.stake + win}); the target "
+        f"said {actual.outcome} win {actual.win} returned {actual.returned}",
+        f"{label} staked {placed.stake}: exact win {exact} rounded {info.rounding} to {win}",
+    )
 
 
 @then(parsers.re(r"the player's balance is (?P<start>\d+\.\d+) plus the rounded win"))
 def balance_plus_rounded_win(scene: Scene, start: str) -> None:
-    assert scene.rounded_win is not None, "no rounded win was established in this scenario"
-    expected = Decimal(start) + scene.rounded_win
-    actual = scene.adapter.balance(scene.player("player"))
-    assert actual == expected, f"the player's balance is {actual}, expected {expected}"
+    if scene.rounded_win is None:
+        raise HarnessError("no rounded win was established in this scenario")
+    if Decimal(start) != scene.starting_balances["player"]:
+        raise HarnessError(
+            f"the feature starts from {start}, the player from {scene.starting_balances['player']}"
+        )
+    _check_balance(scene, "player", str(Decimal(start) + scene.rounded_win))
 
 
 # -- refused results ------------------------------------------------------------------------------
@@ -231,39 +302,43 @@ def balance_plus_rounded_win(scene: Scene, start: str) -> None:
 
 @then("the result is refused")
 def result_refused(scene: Scene) -> None:
-    if scene.refusal is None:
-        state = scene.round.state if scene.round else "unknown"
-        raise ClauseFailure(
-            f"the target accepted an impossible result (the round is now {state!r})",
-            [paytable(scene.game).general_clause],
-        )
+    """SB-GEN-01 / XD-GEN-01: a die shows 1 to 6, a token red or white; nothing else is a
+    result. REG-INPUT-01: an invalid request is refused (and the bets stand: the next step)."""
+    state = scene.round.state if scene.round else "unknown"
+    scene.checks.check(
+        scene.refusal is not None,
+        [paytable(scene.game).general_clause, "REG-INPUT-01"],
+        f"the target accepted an impossible result {scene.tried_outcome} (the round is now "
+        f"{state!r})",
+        f"the impossible result {scene.tried_outcome} was refused: {scene.refusal}",
+    )
 
 
 @then(parsers.re(r"the (?P<label>.+?) bet is still open"))
 def bet_still_open(scene: Scene, label: str) -> None:
+    """After a refused result the bet stands unsettled (the result changed nothing)."""
     placed = scene.bet(label)
-    view = scene.adapter.get_round(scene.open_round().round_id, scene.player(placed.player))
-    bet = view.bet(placed.view.bet_id)
-    assert bet.status == "open", f"the {label} bet is {bet.status!r}, expected still 'open'"
+    clauses = (paytable(scene.game).general_clause, "REG-INPUT-01")
+    scene.refresh_round(scene.player(placed.player))
+    bet = scene.shown_bet(placed, clauses)
+    scene.checks.check(
+        bet.status == "open",
+        clauses,
+        f"after the refused result the {label} bet is {bet.status!r}, expected still 'open'",
+        f"the {label} bet is still open",
+    )
 
 
 @then(parsers.re(rf"player (?P<name>[A-Z])'s (?P<label>.+?) bet wins {AMOUNT}"))
-def named_bet_wins(
-    scene: Scene, name: str, label: str, amount: str, request: pytest.FixtureRequest
-) -> None:
-    _check_settlement(scene, label, "win", Decimal(amount), player=name, request=request)
+def named_bet_wins(scene: Scene, name: str, label: str, amount: str) -> None:
+    _check_settlement(scene, label, "win", Decimal(amount), player=name)
 
 
 @then(parsers.re(r"player (?P<name>[A-Z])'s (?P<label>.+?) bet loses"))
-def named_bet_loses(scene: Scene, name: str, label: str, request: pytest.FixtureRequest) -> None:
-    _check_settlement(scene, label, "lose", Decimal("0.00"), player=name, request=request)
+def named_bet_loses(scene: Scene, name: str, label: str) -> None:
+    _check_settlement(scene, label, "lose", Decimal("0.00"), player=name)
 
 
 @then(parsers.re(rf"player (?P<name>[A-Z])'s balance is {AMOUNT}"))
 def named_balance_is(scene: Scene, name: str, amount: str) -> None:
-    oracle = _oracle_balance(scene, name)
-    if oracle is not None and oracle != Decimal(amount):
-        disagree(f"the feature expects {name}'s balance of {amount}, the oracle {oracle}")
-        amount = str(oracle)  # under a rule profile: the profile's amount
-    actual = scene.adapter.balance(scene.player(name))
-    assert actual == Decimal(amount), f"{name}'s balance is {actual}, expected {amount}"
+    _check_balance(scene, name, amount)

@@ -83,10 +83,12 @@ def every_accepted_bet_settled(scene: Scene) -> None:
         for p in scene.bets
         if by_id.get(p.view.bet_id) is None or by_id[p.view.bet_id].status != "settled"
     ]
-    if unsettled:
-        raise ClauseFailure(
-            f"{len(unsettled)} accepted bets are not settled: {unsettled[:5]}", [MONEY]
-        )
+    scene.checks.check(
+        not unsettled,
+        (MONEY,),
+        f"{len(unsettled)} accepted bets are not settled: {unsettled[:5]}",
+        f"all {len(scene.bets)} accepted bets are settled",
+    )
 
 
 @then("every balance is its start minus its stakes plus its returns")
@@ -101,10 +103,12 @@ def balances_conserved(scene: Scene) -> None:
         actual = scene.adapter.balance(handle)
         if actual != expected:
             problems.append(f"{name}: {actual}, expected {expected} ({len(mine)} bets)")
-    if problems:
-        raise ClauseFailure(
-            f"money is not conserved (house take {house}): " + "; ".join(problems[:10]), [MONEY]
-        )
+    scene.checks.check(
+        not problems,
+        (MONEY,),
+        f"money is not conserved (house take {house}): " + "; ".join(problems[:10]),
+        f"{len(scene.players)} balances conserved (house take {house})",
+    )
 
 
 # -- the randomised money machine -----------------------------------------------------------------
@@ -121,7 +125,11 @@ CI_SEED = 20261129
 def money_machine(scene: Scene, examples: str, steps: str, name: str, facts) -> None:
     scene.game = GAMES[name]
     world = MachineWorld(
-        scene.adapter, scene.target.info, scene.game, scene.adapter.create_table(scene.game)
+        scene.adapter,
+        scene.target.info,
+        scene.game,
+        scene.adapter.create_table(scene.game),
+        ledger=scene.checks,
     )
     chosen = os.environ.get("LIVECERT_MONEY_SEED")
     seed_value = (
@@ -136,9 +144,15 @@ def money_machine(scene: Scene, examples: str, steps: str, name: str, facts) -> 
     try:
         run_money_machine(world, seed_value, int(examples), int(steps))
         scene.machine_failure = None
-    except (MoneyBroken, AssertionError) as broken:
+        if world.unexpected_refusals:
+            scene.machine_failure = (
+                f"{world.unexpected_refusals} action(s) refused that the rules allow (each judged "
+                f"on its own clause; seed {seed_value}; replay with: {replay})"
+            )
+            scene.machine_clauses = ()
+    except MoneyBroken as broken:
         scene.machine_failure = f"{broken} (seed {seed_value}; replay with: {replay})"
-        scene.machine_clauses = getattr(broken, "clauses", (MONEY,))
+        scene.machine_clauses = broken.clauses
     finally:
         scene.unproven.update(unproven_duties(world))
         allure.attach(
@@ -159,5 +173,9 @@ def money_machine(scene: Scene, examples: str, steps: str, name: str, facts) -> 
 
 @then("after every step each balance was its start minus its stakes plus its returns")
 def machine_kept_money(scene: Scene) -> None:
+    """Each check of the sessions was booked on its own clause as it ran; a failure of any of
+    them fails the scenario (on those clauses only)."""
     if scene.machine_failure:
-        raise ClauseFailure(scene.machine_failure, scene.machine_clauses)
+        failure = ClauseFailure(scene.machine_failure, scene.machine_clauses)
+        failure.booked = True  # booked by the machine's ledger as it happened
+        raise failure

@@ -1,27 +1,25 @@
 """Steps of a round's life that both games share: the betting window, re-shakes, withdrawals,
 pauses, cancellations, disconnections and the bet record.
 
-A failed check here is evidence against the scenario's own clause tags (the betting window,
-malfunction, disconnection clauses), so these steps raise ClauseFailure with those tags.
+Each check names the clauses it judges (the scenario's tags decide which of them it may judge
+there, fixtures/scene.py). A dealer's action is checked before (the round is in a state the
+action belongs to) and after (the state it must leave; where betting must be closed a bet is
+tried and must be refused), and does nothing its words do not say.
 """
 
-import re
 import time
 import uuid
 from datetime import datetime
 from decimal import Decimal
 
-import pytest
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.scene import Scene
-from livecert.adapters import Refused
+from fixtures.scene import UNFINISHED, PlacedBet, Scene
 from livecert.harness.attempts import refusal
 from livecert.harness.dealer import open_round
-from livecert.harness.findings import ClauseFailure
+from livecert.harness.round_clauses import CANCEL, COMMIT, PAUSE, RESHAKE, RESUME
 from livecert.harness.vocabulary import paytable, selection_code
 
-CLAUSE = re.compile(r"^(SB|XD|TBL|REG)-[A-Z]+-\d\d$")
 GAMES = {"Sic Bo": "sicbo", "Xoc Dia": "xocdia"}
 RESHAKE_REASONS = {
     "the dice overlap": "dice-overlap",
@@ -30,7 +28,31 @@ RESHAKE_REASONS = {
     "items fell": "items-fell",
     "a token is standing": "standing-token",
 }
+NO_WITHDRAWAL = "SB-RND-04"  # bets cannot be withdrawn or cancelled, also not on a re-shake
 DEFAULT_RESULT = {"sicbo": (1, 2, 3), "xocdia": ("w", "r", "w", "r")}
+MONEY_DUTY = "REG-MONEY-01"
+ACCESS_DUTY = "REG-ACCESS-01"
+
+REFUNDS = (CANCEL, "XD-VOID-01", "XD-VOID-02")
+STATE_CLAUSES = {"void": ("XD-VOID-01",), "cancelled": ("TBL-MAL-03", "XD-VOID-02")}
+RECORD = ("TBL-DISC-03", "REG-RECALL-01")
+BETS_STAND = (
+    "TBL-DISC-01",
+    "TBL-DISC-02",
+    NO_WITHDRAWAL,
+    "SB-RND-05",
+    "SB-RND-06",
+    "XD-RND-02",
+    "XD-RND-03",
+    "XD-RND-04",
+)
+LATE_BETS = ("SB-RND-01", "XD-RND-01", COMMIT)
+PAUSED = (PAUSE,)
+RESUMED = (RESUME,)
+CANCELLED = (CANCEL,)
+COUNTDOWN = ("SB-RND-01", "XD-RND-01")
+STOPS = ("pause", "resume")
+TIME_TOLERANCE_MS = 5  # both times come from the target's clock, to the millisecond
 
 
 @given("betting has ended")
@@ -39,112 +61,140 @@ def betting_ends(scene: Scene) -> None:
     scene.close_betting()
 
 
+def reshake_clauses(scene: Scene, reason: str) -> tuple[str, ...]:
+    """What a bet taken after a re-shake breaks: no bet after betting closed, for either game;
+    and for Sic Bo SB-RND-04 (the bets, and only they, stand through a re-shake)."""
+    if scene.game == "sicbo":
+        return (NO_WITHDRAWAL, COMMIT)
+    return (RESHAKE[reason], COMMIT)
+
+
 @when(parsers.re(rf"the dealer re-shakes because (?P<why>{'|'.join(RESHAKE_REASONS)})"))
 def dealer_reshakes(scene: Scene, why: str) -> None:
-    scene.close_betting()
-    scene.round = scene.adapter.record_reshake(scene.round.round_id, RESHAKE_REASONS[why])
+    """A re-shake after betting ended (Sic Bo shakes then, SB-RND-03; a Xoc Dia re-shake in
+    these scenarios comes after the betting period too): the round stays closed, no bet taken."""
+    reason = RESHAKE_REASONS[why]
+    clauses = (RESHAKE[reason],)
+    scene.expect_state(("closed",), clauses, "a re-shake")
+    round_id = scene.round.round_id
+    scene.round = scene.act(
+        clauses, f"a re-shake ({reason})", lambda: scene.adapter.record_reshake(round_id, reason)
+    )
+    scene.phase = "re-shake"
+    scene.late_bet_clauses = reshake_clauses(scene, reason)
+    scene.left_in("closed", (*clauses, *scene.late_bet_clauses), "re-shake")
+    scene.try_late_bet(scene.late_bet_clauses, "after a re-shake")
 
 
-def _clauses(request: pytest.FixtureRequest, relevant: tuple[str, ...] = ()) -> list[str]:
-    """What a failed lifecycle check is evidence against: the scenario's clause tags that the
-    check is about (`relevant`), or all of its tags when none of them is."""
-    tags = [m.name for m in request.node.iter_markers() if CLAUSE.match(m.name)]
-    chosen = [t for t in tags if t in relevant]
-    return chosen or tags
-
-
-REFUNDS = ("TBL-MAL-03", "XD-VOID-01", "XD-VOID-02")
-RECORD = ("TBL-DISC-03", "REG-RECALL-01")
-BETS_STAND = (
-    "TBL-DISC-01",
-    "TBL-DISC-02",
-    "SB-RND-05",
-    "SB-RND-06",
-    "XD-RND-02",
-    "XD-RND-03",
-    "XD-RND-04",
+@when(
+    parsers.re(rf"the dealer re-shakes during betting because (?P<why>{'|'.join(RESHAKE_REASONS)})")
 )
-LATE_BETS = (
-    "SB-RND-01",
-    "XD-RND-01",
-    "SB-RND-05",
-    "SB-RND-06",
-    "XD-RND-02",
-    "XD-RND-03",
-    "XD-RND-04",
-    "REG-COMMIT-01",
-)
-PAUSED = ("TBL-MAL-01",)
-RESUMED = ("TBL-MAL-02",)
-COUNTDOWN = ("SB-RND-01", "XD-RND-01")
-STOPS = ("pause", "resume")
-TIME_TOLERANCE_MS = 5  # both times come from the target's clock, to the millisecond
+def dealer_reshakes_during_betting(scene: Scene, why: str) -> None:
+    """Xoc Dia: the dealer shakes during the betting period (XD-RND-01) and re-shakes when the
+    set-up falls (XD-RND-03) or a token stands (XD-RND-04): betting goes on, its end unchanged."""
+    reason = RESHAKE_REASONS[why]
+    clauses = (RESHAKE[reason], "XD-RND-01")
+    scene.expect_state(("betting",), clauses, "a re-shake during betting")
+    before = scene.round
+    scene.round = scene.act(
+        clauses,
+        f"a re-shake during betting ({reason})",
+        lambda: scene.adapter.record_reshake(before.round_id, reason),
+    )
+    scene.left_in("betting", clauses, "re-shake during betting")
+    scene.checks.check(
+        scene.round.betting_ends_at == before.betting_ends_at,
+        clauses,
+        f"the re-shake moved the end of betting from {before.betting_ends_at} to "
+        f"{scene.round.betting_ends_at}",
+        f"betting still ends at {before.betting_ends_at}",
+    )
 
 
 @then(parsers.re(r"the round is (?P<state>void|cancelled)"))
-def round_is(scene: Scene, state: str, request: pytest.FixtureRequest) -> None:
+def round_is(scene: Scene, state: str) -> None:
     actual = scene.refresh_round().state
-    if actual != state:
-        raise ClauseFailure(
-            f"the round is {actual!r}, expected {state!r}", _clauses(request, REFUNDS)
-        )
+    scene.checks.check(
+        actual == state,
+        STATE_CLAUSES[state],
+        f"the round is {actual!r}, expected {state!r}",
+        f"the round is {state}",
+    )
+
+
+def _refund_clauses(scene: Scene, player: str) -> tuple[str, ...]:
+    """A refund of the bets of a player who disconnected in the round is also TBL-DISC-02
+    (their confirmed bets stay valid, so they are refunded like everyone's)."""
+    return (*REFUNDS, "TBL-DISC-02") if player in scene.were_offline else REFUNDS
 
 
 @then("every bet of every player is returned and nothing is paid")
-def every_bet_returned(scene: Scene, request: pytest.FixtureRequest) -> None:
+def every_bet_returned(scene: Scene) -> None:
+    """Per bet: returned exactly, nothing paid. Per player: the balance conserved (start minus
+    stakes plus what the target says it returned, REG-MONEY-01), then back at its start."""
     expected_status = scene.round.state if scene.round.state in ("void", "cancelled") else "void"
-    problems = []
+    returned_to: dict[str, Decimal] = {name: Decimal(0) for name in scene.players}
     for placed in scene.bets:
-        bet = scene.current_view(placed)
-        if (bet.outcome, bet.win, bet.returned) != ("refund", Decimal("0.00"), placed.stake):
-            problems.append(
-                f"{placed.player}'s {placed.label} bet of {placed.stake}: {bet.status}/"
-                f"{bet.outcome}, win {bet.win}, returned {bet.returned}"
-            )
-        elif bet.status != expected_status:
-            problems.append(f"{placed.player}'s {placed.label} bet is {bet.status!r}")
+        clauses = _refund_clauses(scene, placed.player)
+        bet = scene.shown_bet(placed, clauses)
+        returned_to[placed.player] += bet.returned or Decimal(0)
+        what = f"{placed.player}'s {placed.label} bet of {placed.stake}"
+        shown = (bet.status, bet.outcome, bet.win, bet.returned)
+        scene.checks.check(
+            shown == (expected_status, "refund", Decimal("0.00"), placed.stake),
+            clauses,
+            f"{what} shows {bet.status}/{bet.outcome}, win {bet.win}, returned {bet.returned}; "
+            f"expected {expected_status}/refund, win 0.00, returned {placed.stake}",
+            f"{what} returned",
+        )
     for name, handle in scene.players.items():
         balance = scene.adapter.balance(handle)
-        if balance != scene.starting_balances[name]:
-            problems.append(
-                f"{name}'s balance is {balance}, expected {scene.starting_balances[name]} "
-                "(every stake back, nothing paid)"
-            )
-    if problems:
-        raise ClauseFailure(
-            "not every bet was returned exactly: " + "; ".join(problems),
-            _clauses(request, REFUNDS),
+        start = scene.starting_balances[name]
+        staked = sum((b.stake for b in scene.bets if b.player == name), Decimal(0))
+        conserved = start - staked + returned_to[name]
+        scene.checks.check(
+            balance == conserved,
+            (MONEY_DUTY,),
+            f"{name}'s balance is {balance}, but its start {start} minus the stakes {staked} "
+            f"plus what the target says it returned ({returned_to[name]}) is {conserved}",
+            f"{name}'s balance {balance} = {start} - {staked} + {returned_to[name]}",
+        )
+        scene.checks.check(
+            balance == start,
+            _refund_clauses(scene, name),
+            f"{name}'s balance is {balance}, expected {start} (every stake back, nothing paid)",
+            f"{name}'s balance is back at {start}",
         )
 
 
 @then(parsers.re(r"the bet record shows each bet of the round as (?P<status>void|cancelled)"))
-def record_shows(scene: Scene, status: str, request: pytest.FixtureRequest) -> None:
-    problems = []
+def record_shows(scene: Scene, status: str) -> None:
     for name, handle in scene.players.items():
         record = {b.bet_id: b for b in scene.adapter.bet_record(handle, scene.round.round_id).bets}
         for placed in (b for b in scene.bets if b.player == name):
             bet = record.get(placed.view.bet_id)
-            if bet is None:
-                problems.append(f"{name}'s {placed.label} bet is missing from the bet record")
-            elif (bet.status, bet.returned) != (status, placed.stake):
-                problems.append(
-                    f"{name}'s {placed.label} bet is recorded {bet.status}, returned {bet.returned}"
-                )
-    if problems:
-        raise ClauseFailure("; ".join(problems), _clauses(request, RECORD))
+            shown = None if bet is None else (bet.status, bet.returned)
+            scene.checks.check(
+                shown == (status, placed.stake),
+                RECORD,
+                f"{name}'s {placed.label} bet is "
+                + ("missing from the bet record" if bet is None else f"recorded {shown}"),
+                f"{name}'s {placed.label} bet is recorded {status}, returned {placed.stake}",
+            )
 
 
 @then("the bets stand and nothing is settled")
-def bets_stand(scene: Scene, request: pytest.FixtureRequest) -> None:
-    problems = []
+def bets_stand(scene: Scene) -> None:
     for placed in scene.bets:
         view = scene.adapter.get_round(scene.round.round_id, scene.players[placed.player])
-        bet = view.bet(placed.view.bet_id)
-        if bet.status != "open":
-            problems.append(f"{placed.label} is {bet.status}/{bet.outcome}")
-    if problems:
-        raise ClauseFailure(
-            "bets did not stand: " + "; ".join(problems), _clauses(request, BETS_STAND)
+        shown = {b.bet_id: b for b in view.bets}
+        bet = shown.get(placed.view.bet_id)
+        scene.checks.check(
+            bet is not None and bet.status == "open",
+            BETS_STAND,
+            f"{placed.label} did not stand: "
+            + ("it is missing from the round" if bet is None else f"{bet.status}/{bet.outcome}"),
+            f"{placed.label} stands, open",
         )
 
 
@@ -166,37 +216,50 @@ def round_opens_with_countdown(scene: Scene, name: str, seconds: str) -> None:
         r"the round shows its betting period ending (?P<seconds>[\d.]+) seconds? after it opened"
     )
 )
-def betting_period_shown(scene: Scene, seconds: str, request: pytest.FixtureRequest) -> None:
+def betting_period_shown(scene: Scene, seconds: str) -> None:
     shown = scene.open_round()
-    length = _ms(shown.betting_ends_at) - _ms(shown.opened_at)
+    length = _ms(scene, shown.betting_ends_at, COUNTDOWN) - _ms(scene, shown.opened_at, COUNTDOWN)
     wanted = int(Decimal(seconds) * 1000)
-    if abs(length - wanted) > TIME_TOLERANCE_MS:
-        raise ClauseFailure(
-            f"the round opened at {shown.opened_at} with betting ending at "
-            f"{shown.betting_ends_at}: {length} ms, not the {wanted} ms countdown the dealer set",
-            _clauses(request, COUNTDOWN),
-        )
+    scene.checks.check(
+        abs(length - wanted) <= TIME_TOLERANCE_MS,
+        COUNTDOWN,
+        f"the round opened at {shown.opened_at} with betting ending at "
+        f"{shown.betting_ends_at}: {length} ms, not the {wanted} ms countdown the dealer set",
+        f"betting ends {length} ms after the round opened ({wanted} ms set)",
+    )
 
 
 @then("the betting period goes on for the time that was left when it was paused")
-def countdown_continues(scene: Scene, request: pytest.FixtureRequest) -> None:
+def countdown_continues(scene: Scene) -> None:
     """Read on the target's own clock: its pause and resume events and the betting ends."""
     shown = scene.refresh_round()
-    at = {e.get("type"): _ms(e.get("at")) for e in shown.events if e.get("type") in STOPS}
+    at = {
+        e.get("type"): _ms(scene, e.get("at"), RESUMED)
+        for e in shown.events
+        if e.get("type") in STOPS
+    }
+    scene.checks.check(
+        set(STOPS) <= set(at),
+        RESUMED,
+        f"the round does not show its pause and resume: events {list(shown.events)}",
+        "the round shows its pause and resume",
+    )
     before = scene.before_pause
-    left = _ms(before.betting_ends_at) - at["pause"]
-    now_left = _ms(shown.betting_ends_at) - at["resume"]
-    if abs(now_left - left) > TIME_TOLERANCE_MS:
-        raise ClauseFailure(
-            f"{left} ms of betting were left when the round was paused, but after resuming it "
-            f"ends {now_left} ms after the resume ({shown.betting_ends_at})",
-            _clauses(request, RESUMED),
-        )
+    left = _ms(scene, before.betting_ends_at, RESUMED) - at["pause"]
+    now_left = _ms(scene, shown.betting_ends_at, RESUMED) - at["resume"]
+    scene.checks.check(
+        abs(now_left - left) <= TIME_TOLERANCE_MS,
+        RESUMED,
+        f"{left} ms of betting were left when the round was paused, but after resuming it "
+        f"ends {now_left} ms after the resume ({shown.betting_ends_at})",
+        f"{left} ms left at the pause, {now_left} ms after the resume",
+    )
 
 
-def _ms(stamp: str | None) -> int:
+def _ms(scene: Scene, stamp: str | None, clauses: tuple[str, ...]) -> int:
+    """A time the round must show for the check judging `clauses`."""
     if not stamp:
-        raise ClauseFailure("the round does not show this time", ["REG-RECALL-01"])
+        raise scene.checks.failed(clauses, "the round does not show this time")
     return int(datetime.fromisoformat(stamp).timestamp() * 1000)
 
 
@@ -208,12 +271,14 @@ def countdown_runs_out(scene: Scene) -> None:
     while time.monotonic() < deadline:
         round_view = scene.refresh_round()
         if round_view.state != "betting":
-            return
+            break
         time.sleep(0.1)
-    raise ClauseFailure(
+    scene.checks.check(
+        round_view.state != "betting",
+        (scene.window_clauses()[0],),
         f"the round is still taking bets {scene.countdown_ms / 1000 + 5:g} s after a countdown "
         f"of {scene.countdown_ms / 1000:g} s",
-        ["SB-RND-01" if scene.game == "sicbo" else "XD-RND-01"],
+        f"the round is {round_view.state!r} once the countdown ran out",
     )
 
 
@@ -235,7 +300,7 @@ def dealer_enters_a_result(scene: Scene) -> None:
 )
 def player_tries_to_bet(scene: Scene, stake: str, label: str) -> None:
     scene.balance_before_attempt = scene.adapter.balance(scene.player())
-    scene.refusal = refusal(lambda: scene.place(label, Decimal(stake)))
+    scene.refusal = scene.try_place(label, Decimal(stake))
 
 
 @when(parsers.re(r"the player tries to bet (?P<stake>\d+\.\d+) on a round that was never opened"))
@@ -250,52 +315,92 @@ def bet_on_unknown_round(scene: Scene, stake: str) -> None:
 
 
 @then("the bet is refused and the balance is unchanged")
-def bet_refused(scene: Scene, request: pytest.FixtureRequest) -> None:
+def bet_refused(scene: Scene) -> None:
+    """SB-RND-01 / XD-RND-01: bets only during the betting period; REG-COMMIT-01: one received
+    after the outcome is refused."""
+    scene.checks.check(
+        scene.refusal is not None,
+        LATE_BETS,
+        f"the target took a bet outside the betting period (round {scene.round_state()})",
+        f"the bet was refused: {scene.refusal}",
+    )
     balance = scene.adapter.balance(scene.player())
     expected = scene.balance_before_attempt
-    if scene.refusal is None:
-        raise ClauseFailure(
-            f"the target took a bet outside the betting period (round {scene.round_state()})",
-            _clauses(request, LATE_BETS),
-        )
-    if balance != expected:
-        raise ClauseFailure(
-            f"a refused bet moved the balance to {balance}, expected {expected}",
-            _clauses(request, LATE_BETS),
-        )
+    scene.checks.check(
+        balance == expected,
+        LATE_BETS,
+        f"a refused bet moved the balance to {balance}, expected {expected}",
+        f"the balance stayed at {balance}",
+    )
 
 
 @then("the bet is taken")
 def bet_taken(scene: Scene) -> None:
-    assert scene.refusal is None, f"the bet was refused: {scene.refusal}"
+    """SB-RND-01 / XD-RND-01: a bet during the countdown is taken."""
+    clauses = (scene.window_clauses()[0],)
+    scene.checks.check(
+        scene.refusal is None,
+        clauses,
+        f"a bet during the betting period was refused: {scene.refusal}",
+        "the bet was taken",
+    )
     shown = scene.bets[-1].view.status if scene.bets else "(no bet recorded)"
-    assert shown == "open", f"the bet was taken but shows status {shown!r}, not 'open'"
+    scene.checks.check(
+        shown == "open",
+        clauses,
+        f"the bet was taken but shows status {shown!r}, not 'open'",
+        "the bet is open",
+    )
+
+
+def _late_bet_clauses(scene: Scene) -> tuple[str, ...]:
+    """What a bet taken now breaks: in a paused round TBL-MAL-01; after a re-shake the re-shake's
+    clauses; otherwise the betting window and REG-COMMIT-01."""
+    if scene.phase == "paused":
+        return PAUSED
+    if scene.phase == "re-shake":
+        return scene.late_bet_clauses
+    return LATE_BETS
 
 
 @then(parsers.re(r"a new bet of (?P<stake>\d+\.\d+) on (?P<label>.+) is refused"))
-def new_bet_refused(scene: Scene, stake: str, label: str, request: pytest.FixtureRequest):
+def new_bet_refused(scene: Scene, stake: str, label: str) -> None:
+    """TBL-MAL-01 (a paused round takes no bet, RULES.md D), SB-RND-04 and REG-COMMIT-01 (no bet
+    after betting closed, also not on a re-shake), or SB-RND-01 / XD-RND-01 (bets only during the
+    betting period): whichever the round's phase makes it."""
+    clauses = _late_bet_clauses(scene)
     code = selection_code(label, scene.game)
     handle = scene.player("latecomer", Decimal("100.00"))
+    before = scene.adapter.balance(handle)
     round_id = scene.round.round_id
-    if refusal(lambda: scene.adapter.place_bets(handle, round_id, [(code, Decimal(stake))])):
-        balance = scene.adapter.balance(handle)
-        assert balance == Decimal("100.00"), f"a refused bet moved the balance to {balance}"
-        return
-    raise ClauseFailure(
-        f"a bet on {label} was accepted while the round was {scene.round_state()}",
-        _clauses(request, PAUSED if scene.round_state() == "paused" else LATE_BETS),
+    refused = refusal(lambda: scene.adapter.place_bets(handle, round_id, [(code, Decimal(stake))]))
+    scene.checks.check(
+        refused is not None,
+        clauses,
+        f"a bet on {label} was accepted while the round was {scene.round_state()} "
+        f"({scene.phase or 'closed'})",
+        f"a bet on {label} was refused ({scene.phase}): {refused}",
+    )
+    balance = scene.adapter.balance(handle)
+    scene.checks.check(
+        balance == before,
+        clauses,
+        f"a refused bet moved the balance from {before} to {balance}",
+        f"the refused bet left the balance at {balance}",
     )
 
 
 @then(parsers.re(r"a new bet of (?P<stake>\d+\.\d+) on (?P<label>.+) is taken"))
-def new_bet_taken(scene: Scene, stake: str, label: str, request: pytest.FixtureRequest):
-    try:
-        scene.place(label, Decimal(stake))
-    except Refused as refused:
-        raise ClauseFailure(
-            f"a bet during the betting period was refused: {refused}",
-            _clauses(request, ("TBL-MAL-02", "SB-RND-01", "XD-RND-01")),
-        ) from None
+def new_bet_taken(scene: Scene, stake: str, label: str) -> None:
+    """After a resume from betting, betting goes on (TBL-MAL-02, the betting window)."""
+    clauses = (*RESUMED, scene.window_clauses()[0])
+    refused = scene.try_place(label, Decimal(stake))
+    scene.checks.check(
+        refused is None,
+        clauses,
+        f"a bet during the betting period was refused: {refused}",
+        f"a bet of {stake} on {label} was taken",
+    )
 
 
 # -- withdrawal -----------------------------------------------------------------------------------
@@ -310,11 +415,14 @@ def try_withdraw(scene: Scene, label: str) -> None:
 
 
 @then("the withdrawal is refused")
-def withdrawal_refused(scene: Scene, request: pytest.FixtureRequest) -> None:
-    if scene.refusal is None:
-        raise ClauseFailure(
-            "the target let a player withdraw a placed bet", _clauses(request, ("SB-RND-04",))
-        )
+def withdrawal_refused(scene: Scene) -> None:
+    """SB-RND-04: bets placed cannot be withdrawn or cancelled."""
+    scene.checks.check(
+        scene.refusal is not None,
+        (NO_WITHDRAWAL,),
+        "the target let a player withdraw a placed bet",
+        f"the withdrawal was refused: {scene.refusal}",
+    )
 
 
 # -- malfunction ----------------------------------------------------------------------------------
@@ -322,32 +430,68 @@ def withdrawal_refused(scene: Scene, request: pytest.FixtureRequest) -> None:
 
 @when("the dealer pauses the round for a malfunction")
 def dealer_pauses(scene: Scene) -> None:
-    scene.before_pause = scene.open_round()
-    scene.round = scene.adapter.dealer_action(
-        scene.before_pause.round_id, "pause", "malfunction: the supervisor is informed"
+    """TBL-MAL-01: a running round (betting or closed) is paused."""
+    scene.expect_state(("betting", "closed"), PAUSED, "a pause")
+    scene.before_pause = scene.round
+    round_id = scene.round.round_id
+    scene.round = scene.act(
+        PAUSED,
+        "a pause for a malfunction",
+        lambda: scene.adapter.dealer_action(
+            round_id, "pause", "malfunction: the supervisor is informed"
+        ),
     )
+    scene.phase = "paused"
+    scene.left_in("paused", PAUSED, "pause")
 
 
 @when("the dealer resumes the round")
 def dealer_resumes(scene: Scene) -> None:
-    scene.round = scene.adapter.dealer_action(scene.round.round_id, "resume")
+    """TBL-MAL-02: the round continues as usual, where it stopped: betting goes on if it was
+    paused during betting; a round paused after betting closed stays closed (no bet is taken
+    after betting closed: the betting window and REG-COMMIT-01)."""
+    scene.expect_state(("paused",), RESUMED, "a resume")
+    round_id = scene.round.round_id
+    scene.round = scene.act(
+        RESUMED, "a resume", lambda: scene.adapter.dealer_action(round_id, "resume")
+    )
+    was = scene.before_pause.state if scene.before_pause else "betting"
+    scene.phase = None
+    if was == "closed":
+        clauses = (*RESUMED, *scene.window_clauses())
+        scene.left_in("closed", clauses, "resume of a round paused after betting closed")
+        scene.try_late_bet(scene.window_clauses(), "after a resume with betting closed")
+    else:
+        scene.left_in(was, RESUMED, "resume")
 
 
 @when("the dealer cancels the round")
 def dealer_cancels(scene: Scene) -> None:
-    scene.round = scene.adapter.dealer_action(
-        scene.open_round().round_id, "cancel", "malfunction: no immediate resolution"
+    """TBL-MAL-03: a round that cannot be resumed is cancelled."""
+    scene.expect_state(UNFINISHED, CANCELLED, "a cancellation")
+    round_id = scene.round.round_id
+    scene.round = scene.act(
+        CANCELLED,
+        "a cancellation",
+        lambda: scene.adapter.dealer_action(
+            round_id, "cancel", "malfunction: no immediate resolution"
+        ),
     )
+    scene.phase = None
+    scene.left_in("cancelled", CANCELLED, "cancel")
 
 
 @then("a result is refused while the round is paused")
-def result_refused_while_paused(scene: Scene, request: pytest.FixtureRequest) -> None:
+def result_refused_while_paused(scene: Scene) -> None:
+    """TBL-MAL-01 (RULES.md D): while paused a round makes no progress, it takes no result."""
     round_id = scene.round.round_id
-    if refusal(lambda: scene.adapter.enter_result(round_id, DEFAULT_RESULT[scene.game])):
-        return
-    shown = scene.adapter.get_round(round_id)
-    raise ClauseFailure(
-        f"a paused round took a result (it is now {shown.state!r})", _clauses(request, PAUSED)
+    refused = refusal(lambda: scene.adapter.enter_result(round_id, DEFAULT_RESULT[scene.game]))
+    shown = scene.adapter.get_round(round_id).state if refused is None else "paused"
+    scene.checks.check(
+        refused is not None,
+        PAUSED,
+        f"a paused round took a result (it is now {shown!r})",
+        f"a result was refused while paused: {refused}",
     )
 
 
@@ -356,20 +500,28 @@ def result_refused_while_paused(scene: Scene, request: pytest.FixtureRequest) ->
 
 @when(parsers.re(r"(?:the player|player (?P<name>[A-Z])) disconnects"))
 def player_disconnects(scene: Scene, name: str | None) -> None:
-    scene.adapter.disconnect(scene.player(name or "player"))
+    who = name or "player"
+    scene.adapter.disconnect(scene.player(who))
+    scene.disconnected.add(who)
+    scene.were_offline.add(who)
 
 
 @when(parsers.re(r"(?:the player|player (?P<name>[A-Z])) reconnects"))
 def player_reconnects(scene: Scene, name: str | None) -> None:
-    scene.adapter.connect(scene.player(name or "player"))
+    who = name or "player"
+    scene.adapter.connect(scene.player(who))
+    scene.disconnected.discard(who)
 
 
 @then("the bet record shows each bet with its outcome and payout")
-def record_shows_outcomes(scene: Scene, request: pytest.FixtureRequest) -> None:
+def record_shows_outcomes(scene: Scene) -> None:
+    """Three checks: each bet in the round's record as placed and settled (the record duties);
+    the player's whole record shows no other player's bets (REG-ACCESS-01: a player sees only
+    their own); the round's staked amount and balances before and after (REG-RECALL-01)."""
     record = scene.adapter.bet_record(scene.player(), scene.round.round_id)
     by_id = {b.bet_id: b for b in record.bets}
-    problems = []
-    for placed in scene.bets:
+    mine = [b for b in scene.bets if b.player == "player"]
+    for placed in mine:
         bet = by_id.get(placed.view.bet_id)
         expected = scene.expected(placed)
         shown = (
@@ -394,32 +546,37 @@ def record_shows_outcomes(scene: Scene, request: pytest.FixtureRequest) -> None:
             expected.win,
             expected.returned,
         )
-        if shown != wanted:
-            problems.append(f"{placed.label}: the record shows {shown}, expected {wanted}")
+        scene.checks.check(
+            shown == wanted,
+            RECORD,
+            f"{placed.label}: the record shows {shown}, expected {wanted}",
+            f"{placed.label}: the record shows {wanted}",
+        )
     everything = scene.adapter.bet_record(scene.player())
-    foreign = [b.bet_id for b in everything.bets if b.player_id != scene.player().player_id]
-    if foreign:
-        problems.append(f"the record shows other players' bets {foreign[:5]}")
-    balance_problems = []
+    me = scene.player().player_id
+    foreign = [b.bet_id for b in everything.bets if b.player_id != me]
+    scene.checks.check(
+        not foreign,
+        (ACCESS_DUTY,),
+        f"the player's bet record shows other players' bets {foreign[:5]}",
+        f"the player's record of {len(everything.bets)} bet(s) shows only their own",
+    )
     summary = record.round(scene.round.round_id)
     balance = scene.adapter.balance(scene.player())
-    staked = sum((b.stake for b in scene.bets), Decimal(0))
-    if summary is None:
-        balance_problems.append("the record has no entry for the round")
-    elif (summary.staked, summary.balance_before, summary.balance_after) != (
-        staked,
-        scene.starting_balances["player"],
-        balance,
-    ):
-        balance_problems.append(
-            f"the round shows staked {summary.staked}, balance {summary.balance_before} -> "
-            f"{summary.balance_after}; expected {staked}, "
-            f"{scene.starting_balances['player']} -> {balance}"
-        )
-    if problems:
-        raise ClauseFailure("; ".join(problems + balance_problems), _clauses(request, RECORD))
-    if balance_problems:  # the bets are right: the round's balances break the recall duty only
-        raise ClauseFailure("; ".join(balance_problems), _clauses(request, ("REG-RECALL-01",)))
+    staked = sum((b.stake for b in mine), Decimal(0))
+    start = scene.starting_balances["player"]
+    shown_round = (
+        None if summary is None else (summary.staked, summary.balance_before, summary.balance_after)
+    )
+    scene.checks.check(
+        shown_round == (staked, start, balance),
+        ("REG-RECALL-01",),
+        "the record has no entry for the round"
+        if summary is None
+        else f"the round shows staked {summary.staked}, balance {summary.balance_before} -> "
+        f"{summary.balance_after}; expected {staked}, {start} -> {balance}",
+        f"the round shows staked {staked}, balance {start} -> {balance}",
+    )
 
 
 # -- the statistics chart -------------------------------------------------------------------------
@@ -433,6 +590,7 @@ def new_table(scene: Scene, name: str) -> None:
 
 
 def _play_rounds(scene: Scene, count: int) -> None:
+    """The dealer plays whole rounds: open, close betting, enter the result."""
     for index in range(count):
         outcome = chart_result(scene.game, len(scene.chart_played) + index)
         opened = open_round(scene.adapter, scene.game, scene.table())
@@ -465,7 +623,7 @@ def dealer_cancels_a_round(scene: Scene) -> None:
         r"the statistics chart shows the results of the last (?P<count>\d+) rounds, newest first"
     )
 )
-def chart_shows(scene: Scene, count: str, request: pytest.FixtureRequest) -> None:
+def chart_shows(scene: Scene, count: str) -> None:
     expected = [
         {"round_id": rid, "result": list(outcome)}
         for rid, outcome in reversed(scene.chart_played[-int(count) :])
@@ -475,18 +633,19 @@ def chart_shows(scene: Scene, count: str, request: pytest.FixtureRequest) -> Non
         {"round_id": e.get("round_id"), "result": (e.get("result") or {}).get(key)}
         for e in scene.adapter.statistics(scene.table())
     ]
-    if shown != expected:
-        first = next(
-            (i for i, (a, b) in enumerate(zip(shown, expected, strict=False)) if a != b),
-            min(len(shown), len(expected)),
-        )
-        raise ClauseFailure(
-            f"the chart shows {len(shown)} results, expected the last {count} rounds newest "
-            f"first ({len(expected)}); first difference at position {first + 1}: "
-            f"{shown[first] if first < len(shown) else None} instead of "
-            f"{expected[first] if first < len(expected) else None}",
-            _clauses(request, ("SB-STAT-01",)),
-        )
+    first = next(
+        (i for i, (a, b) in enumerate(zip(shown, expected, strict=False)) if a != b),
+        min(len(shown), len(expected)),
+    )
+    scene.checks.check(
+        shown == expected,
+        ("SB-STAT-01",),
+        f"the chart shows {len(shown)} results, expected the last {count} rounds newest "
+        f"first ({len(expected)}); first difference at position {first + 1}: "
+        f"{shown[first] if first < len(shown) else None} instead of "
+        f"{expected[first] if first < len(expected) else None}",
+        f"the chart shows the last {count} rounds, newest first",
+    )
 
 
 # -- idempotent bet slips -------------------------------------------------------------------------
@@ -503,36 +662,38 @@ def slip_sent_twice(scene: Scene, stake: str, label: str) -> None:
     handle = scene.player()
     round_view = scene.open_round()
     key = f"livecert-replay-{uuid.uuid4()}"
-    for _ in range(2):
-        scene.adapter.place_bets(
+    for attempt in range(2):
+        views = scene.adapter.place_bets(
             handle, round_view.round_id, [(code, Decimal(stake))], idempotency_key=key
         )
+        if attempt == 0:  # the slip the player made once: its bet is the scenario's
+            scene.bets += [PlacedBet(label, code, Decimal(stake), "player", v) for v in views]
 
 
 @then(parsers.re(r"the round holds exactly one bet of (?P<stake>\d+\.\d+) on (?P<label>.+)"))
-def one_bet_held(scene: Scene, stake: str, label: str, request: pytest.FixtureRequest) -> None:
+def one_bet_held(scene: Scene, stake: str, label: str) -> None:
     code = selection_code(label, scene.game)
     view = scene.adapter.get_round(scene.round.round_id, scene.player())
     held = [b for b in view.bets if b.selection == code]
-    if [b.stake for b in held] != [Decimal(stake)]:
-        raise ClauseFailure(
-            f"the round holds {len(held)} bets on {label}: {[str(b.stake) for b in held]}",
-            _clauses(request, ("REG-IDEMP-01",)),
-        )
+    scene.checks.check(
+        [b.stake for b in held] == [Decimal(stake)],
+        ("REG-IDEMP-01",),
+        f"the round holds {len(held)} bets on {label}: {[str(b.stake) for b in held]}",
+        f"the round holds one bet of {stake} on {label}",
+    )
 
 
 @then(parsers.re(r"(?:the player's|player (?P<name>[A-Z])'s) bets are still open"))
-def bets_still_open(scene: Scene, name: str | None, request: pytest.FixtureRequest) -> None:
+def bets_still_open(scene: Scene, name: str | None) -> None:
     who = name or "player"
     view = scene.adapter.get_round(scene.round.round_id, scene.player(who))
     shown = {b.bet_id: b for b in view.bets}
-    problems = [
-        f"{p.label} is {shown[p.view.bet_id].status if p.view.bet_id in shown else 'missing'}"
-        for p in scene.bets
-        if p.player == who and (p.view.bet_id not in shown or shown[p.view.bet_id].status != "open")
-    ]
-    if problems:
-        raise ClauseFailure(
-            f"{who}'s confirmed bets did not stay valid: " + "; ".join(problems),
-            _clauses(request, ("TBL-DISC-01", "TBL-DISC-02")),
+    for p in (p for p in scene.bets if p.player == who):
+        bet = shown.get(p.view.bet_id)
+        scene.checks.check(
+            bet is not None and bet.status == "open",
+            ("TBL-DISC-01", "TBL-DISC-02"),
+            f"{who}'s confirmed {p.label} bet did not stay valid: "
+            + ("missing" if bet is None else bet.status),
+            f"{who}'s {p.label} bet is still open",
         )

@@ -3,8 +3,6 @@
 from pytest_bdd import parsers, then, when
 
 from fixtures.scene import Scene
-from livecert.harness.attempts import refusal
-from livecert.harness.findings import ClauseFailure
 from livecert.harness.vocabulary import parse_dice
 from steps.sweep import result_problem, settle_sweep
 
@@ -21,28 +19,37 @@ def dealer_enters(scene: Scene, dice: str) -> None:
 
 @when(parsers.re(rf"the dealer tries to enter {DICE}"))
 def dealer_tries_to_enter(scene: Scene, dice: str) -> None:
-    scene.refusal = refusal(lambda: scene.enter_result(parse_dice(dice)))
+    scene.refusal = scene.try_result(parse_dice(dice))
 
 
 @then(parsers.re(rf"the round's result shows {DICE} with a total of (?P<total>\d+)"))
 def result_shows(scene: Scene, dice: str, total: str) -> None:
-    assert scene.round is not None
     shown = scene.round.result or {}
     problem = result_problem("sicbo", parse_dice(dice), shown)
-    if problem or shown.get("total") != int(total):
-        raise ClauseFailure(problem or f"the total is {shown.get('total')}, not {total}", [GENERAL])
+    scene.checks.check(
+        not problem and shown.get("total") == int(total),
+        (GENERAL,),
+        problem or f"the total is {shown.get('total')}, not {total}",
+        f"the result shows {dice}, total {total}",
+    )
 
 
 @when("the dealer shakes the dice cup")
 def dealer_shakes(scene: Scene) -> None:
-    scene.round = scene.adapter.record_event(scene.close_betting().round_id, "shake")
+    """SB-RND-03: when betting ends the dealer shakes."""
+    scene.expect_state(("closed",), ("SB-RND-03",), "the shake")
+    round_id = scene.round.round_id
+    scene.round = scene.act(
+        ("SB-RND-03",), "the shake", lambda: scene.adapter.record_event(round_id, "shake")
+    )
 
 
 @then("the round shows the dealer's shake")
 def round_shows_shake(scene: Scene) -> None:
     shown = scene.refresh_round()
-    if not any(event.get("type") == "shake" for event in shown.events):
-        raise ClauseFailure(
-            f"the round does not show the dealer's shake: events {list(shown.events)}",
-            ["SB-RND-03"],
-        )
+    scene.checks.check(
+        any(event.get("type") == "shake" for event in shown.events),
+        ("SB-RND-03",),
+        f"the round does not show the dealer's shake: events {list(shown.events)}",
+        "the round shows the dealer's shake",
+    )

@@ -13,7 +13,7 @@ import pytest
 from pytest_bdd import given, parsers, then
 
 from fixtures.scene import Scene
-from livecert.harness.findings import ClauseFailure
+from livecert.harness.findings import ClauseFailure, HarnessError
 from livecert.harness.run_record import RunRecord
 from livecert.harness.settlement_check import rows_as_table
 from livecert.harness.sweep import (
@@ -48,6 +48,8 @@ def settle_sweep(scene: Scene, outcome: tuple) -> bool:
     """If the scene holds a sweep round, enter `outcome` for it; True when it did."""
     if not isinstance(scene.sweep_round, SweepRound):
         return False
+    if not scene.sweep_round.pending:  # a live round: the dealer closed betting before
+        scene.expect_state(("closed",), scene.window_clauses(), "the result is entered")
     report = settle_sweep_round(
         scene.adapter, paytable(scene.game), scene.target.info, scene.sweep_round, outcome
     )
@@ -74,10 +76,13 @@ def bet_on_everything(scene: Scene, stake: str, name: str) -> None:
     scene.sweep_round = bet_on_every_selection(
         scene.adapter, paytable(scene.game), scene.table(), Decimal(stake), one_request
     )
+    scene.round = scene.sweep_round.opened
 
 
-def _check_report(game: str, report: OutcomeReport, facts: RunRecord, ledger: SweepLedger) -> None:
-    """Attach the evidence table, record the counts, and fail with the broken clauses."""
+def _check_report(scene: Scene, report: OutcomeReport, facts: RunRecord, ledger: SweepLedger):
+    """Judge every settlement on its own clauses, attach the evidence table, record the counts,
+    and fail with the broken clauses."""
+    game = scene.game
     allure.attach(
         rows_as_table(report.rows),
         name=f"settlements on {report.outcome}",
@@ -93,27 +98,40 @@ def _check_report(game: str, report: OutcomeReport, facts: RunRecord, ledger: Sw
         mismatched=[r.code for r in report.mismatches],
     )
     ledger.add(report)
+    for row in report.rows:
+        if row.matches:
+            scene.checks.held(row.clauses, row.describe())
+        else:
+            scene.checks.failed(row.clauses, row.describe())
     problem = result_problem(game, report.outcome, report.round.result or {})
+    general = paytable(game).general_clause
+    if problem:
+        scene.checks.failed([general], problem)
+    else:
+        scene.checks.held([general], f"the round's result shows {report.outcome}")
     if report.mismatches or problem:
         clauses = [c for r in report.mismatches for c in r.clauses]
         lines = [r.describe() for r in report.mismatches[:20]]
         if problem:
-            clauses.append(paytable(game).general_clause)
+            clauses.append(general)
             lines.append(problem)
-        raise ClauseFailure(
+        failure = ClauseFailure(
             f"{len(report.mismatches)} of {len(report.rows)} settlements differ from the "
             f"paytable on {report.outcome}:\n" + "\n".join(lines),
             clauses,
         )
+        failure.booked = True  # each row was judged above
+        raise failure
 
 
 @then("every bet is settled as the paytable says")
 def every_bet_settled(
     scene: Scene, facts: RunRecord, sweep_ledgers: dict[str, SweepLedger]
 ) -> None:
-    assert isinstance(scene.sweep_report, OutcomeReport), "no sweep round was settled"
+    if not isinstance(scene.sweep_report, OutcomeReport):
+        raise HarnessError("the scenario settled no sweep round before checking it")
     scene.unproven.update(clauses_not_offered(scene.adapter, paytable(scene.game)))
-    _check_report(scene.game, scene.sweep_report, facts, _ledger(sweep_ledgers, scene.game))
+    _check_report(scene, scene.sweep_report, facts, _ledger(sweep_ledgers, scene.game))
 
 
 # -- return to player -----------------------------------------------------------------------------
@@ -167,6 +185,10 @@ def measured_equals_theory(
         )
         if measured != theory:
             broken.append((selection, theory, measured))
+        else:
+            scene.checks.held(
+                [RTP_DUTY], f"{selection.code} returns {_percent(measured)} as in theory"
+            )
     facts.write("rtp", game=scene.game, rolls=len(ledger.returned), rows=rows)
     allure.attach(
         "\n".join(
@@ -175,13 +197,16 @@ def measured_equals_theory(
         name="RTP per selection (theoretical | measured)",
         attachment_type=allure.attachment_type.TEXT,
     )
-    if broken:
-        raise ClauseFailure(
-            f"{len(broken)} selections return other than the paytable over "
-            f"{len(ledger.returned)} outcomes: "
-            + "; ".join(f"{s.code} {_percent(m)} instead of {_percent(t)}" for s, t, m in broken),
-            [RTP_DUTY],
-        )
+    if not rows:
+        raise HarnessError("no selection was played on every outcome: nothing to measure")
+    scene.checks.check(
+        not broken,
+        [RTP_DUTY],
+        f"{len(broken)} selections return other than the paytable over "
+        f"{len(ledger.returned)} outcomes: "
+        + "; ".join(f"{s.code} {_percent(m)} instead of {_percent(t)}" for s, t, m in broken),
+        f"every selection returns its theoretical share over {len(ledger.returned)} outcomes",
+    )
 
 
 @then(parsers.re(r"the highest return is the declared maximum RTP of (?P<stated>\d+\.\d+)%"))
@@ -211,10 +236,15 @@ def highest_is_declared(
         measured_exact=str(measured[best_code]),
         selection=best_code,
     )
-    problems = []
-    if declared is None or Decimal(declared) != Decimal(stated):
-        problems.append(f"the target declares {declared}%, the rules state {stated}%")
-    if best != Decimal(stated):
-        problems.append(f"the highest measured return is {best}% ({best_code}), not {stated}%")
-    if problems:
-        raise ClauseFailure("; ".join(problems), [table.rtp_clause, RTP_DUTY])
+    scene.checks.check(
+        declared is not None and Decimal(declared) == Decimal(stated),
+        [table.rtp_clause, RTP_DUTY],
+        f"the target declares {declared}%, the rules state {stated}%",
+        f"the target declares the rules' {stated}%",
+    )
+    scene.checks.check(
+        best == Decimal(stated),
+        [table.rtp_clause, RTP_DUTY],
+        f"the highest measured return is {best}% ({best_code}), not {stated}%",
+        f"the highest measured return is {best}% ({best_code})",
+    )

@@ -5,13 +5,12 @@ shake during betting unless the scenario says the dealer forgot it, and a result
 betting still runs is the bowl lifted early.
 """
 
-import pytest
 from pytest_bdd import given, parsers, then, when
 
 from fixtures.scene import Scene
 from livecert.harness.attempts import refusal
-from livecert.harness.findings import ClauseFailure
-from steps.rounds import PAUSED, _clauses
+from livecert.harness.findings import HarnessError
+from steps.rounds import PAUSED
 from steps.sweep import result_problem, settle_sweep
 
 TOKENS = r"(?P<tokens>\S+(?: \S+)*)"
@@ -27,7 +26,8 @@ def parse_tokens(text: str) -> tuple[str, ...]:
 
 @given("the dealer forgets to shake the bowl")
 def dealer_forgets_to_shake(scene: Scene) -> None:
-    assert scene.round is None, "say that the dealer forgets to shake before the first bet"
+    if scene.round is not None:
+        raise HarnessError("say that the dealer forgets to shake before the first bet")
     scene.shake_when_opening = False
 
 
@@ -35,13 +35,15 @@ def dealer_forgets_to_shake(scene: Scene) -> None:
 def late_shake_refused(scene: Scene) -> None:
     """XD-RND-01: the bowl is shaken during the betting period; a shake after it cannot make a
     forgotten shake good (XD-VOID-01)."""
-    round_id = scene.close_betting().round_id
-    if refusal(lambda: scene.adapter.record_event(round_id, "shake")):
-        return
-    raise ClauseFailure(
+    scene.expect_state(("closed",), ("XD-RND-01",), "a late shake")
+    round_id = scene.round.round_id
+    refused = refusal(lambda: scene.adapter.record_event(round_id, "shake"))
+    scene.checks.check(
+        refused is not None,
+        ("XD-RND-01", "XD-VOID-01"),
         "a shake after the betting period was recorded, so a round the dealer forgot to shake "
         "could still be settled",
-        ["XD-RND-01", "XD-VOID-01"],
+        f"a shake after the betting period was refused: {refused}",
     )
 
 
@@ -54,36 +56,52 @@ def dealer_reveals(scene: Scene, tokens: str) -> None:
 
 @when(parsers.re(rf"the dealer lifts the bowl before betting ends, showing {TOKENS}"))
 def dealer_reveals_early(scene: Scene, tokens: str) -> None:
-    scene.enter_result(parse_tokens(tokens), close_first=False)
+    scene.enter_result(parse_tokens(tokens), early=True)
 
 
 @when(parsers.re(rf"the dealer tries to reveal {TOKENS}"))
 def dealer_tries_to_reveal(scene: Scene, tokens: str) -> None:
-    scene.refusal = refusal(lambda: scene.enter_result(parse_tokens(tokens)))
+    scene.refusal = scene.try_result(parse_tokens(tokens))
 
 
 @when("the dealer rearranges overlapping tokens with a stick")
 def dealer_rearranges(scene: Scene) -> None:
-    scene.close_betting()
-    scene.round = scene.adapter.record_event(scene.round.round_id, "rearrange")
+    """XD-RND-02: after the bowl is lifted (betting over), without changing the result."""
+    scene.expect_state(("closed",), ("XD-RND-02",), "rearranging the tokens")
+    round_id = scene.round.round_id
+    scene.round = scene.act(
+        ("XD-RND-02",),
+        "rearranging the tokens",
+        lambda: scene.adapter.record_event(round_id, "rearrange"),
+    )
+    scene.phase, scene.late_bet_clauses = "re-shake", ("XD-RND-02", "REG-COMMIT-01")
+    scene.left_in("closed", ("XD-RND-02",), "rearranging")
 
 
 @when("the bowl touches a token as the dealer lifts it")
 def bowl_touches_token(scene: Scene) -> None:
-    scene.close_betting()
-    scene.round = scene.adapter.record_event(scene.round.round_id, "bowl-touched-token")
+    """XD-VOID-02: the bowl is lifted after betting; touching a token cancels the round."""
+    scene.expect_state(("closed",), ("XD-VOID-02",), "lifting the bowl")
+    round_id = scene.round.round_id
+    scene.round = scene.act(
+        ("XD-VOID-02",),
+        "the bowl touching a token",
+        lambda: scene.adapter.record_event(round_id, "bowl-touched-token"),
+    )
 
 
 @then("a bowl touching a token is refused while the round is paused")
-def bowl_touch_refused_while_paused(scene: Scene, request: pytest.FixtureRequest) -> None:
-    """A paused round makes no progress (RULES.md D): not even a cancellation by the bowl."""
+def bowl_touch_refused_while_paused(scene: Scene) -> None:
+    """TBL-MAL-01 (RULES.md D): a paused round makes no progress, not even a cancellation by the
+    bowl."""
     round_id = scene.round.round_id
-    if refusal(lambda: scene.adapter.record_event(round_id, "bowl-touched-token")):
-        return
-    shown = scene.adapter.get_round(round_id)
-    raise ClauseFailure(
-        f"a paused round took the bowl-touch event and is now {shown.state!r}",
-        _clauses(request, PAUSED),
+    refused = refusal(lambda: scene.adapter.record_event(round_id, "bowl-touched-token"))
+    shown = scene.adapter.get_round(round_id).state if refused is None else "paused"
+    scene.checks.check(
+        refused is not None,
+        PAUSED,
+        f"a paused round took the bowl-touch event and is now {shown!r}",
+        f"the bowl touch was refused while paused: {refused}",
     )
 
 
@@ -94,8 +112,12 @@ def bowl_touch_refused_while_paused(scene: Scene, request: pytest.FixtureRequest
     parsers.re(rf"the round's result shows {TOKENS} with (?P<red>\d) red and (?P<white>\d) white")
 )
 def result_shows_tokens(scene: Scene, tokens: str, red: str, white: str) -> None:
-    assert scene.round is not None
     shown = scene.round.result or {}
     problem = result_problem("xocdia", parse_tokens(tokens), shown)
-    if problem or (shown.get("red"), shown.get("white")) != (int(red), int(white)):
-        raise ClauseFailure(problem or f"the result shows {shown}", ["XD-GEN-01"])
+    counts = (shown.get("red"), shown.get("white"))
+    scene.checks.check(
+        not problem and counts == (int(red), int(white)),
+        ("XD-GEN-01",),
+        problem or f"the result shows {shown}",
+        f"the result shows {tokens}: {red} red, {white} white",
+    )

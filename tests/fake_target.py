@@ -49,7 +49,14 @@ def fake_target(behaviour: Behaviour) -> Iterator[str]:
             self.rfile.read(length)
             behaviour(self)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with serving(Handler) as url:
+        yield url
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """`handler` answering on a free loopback port, in a thread, until the block ends."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -38,8 +38,32 @@ ROUND = {
 }
 
 
+def held(count: int = 1) -> dict:
+    """One clause's checks in a scenario: `count` ran and held."""
+    return {"ran": count, "held": count, "failed": [], "sample": "held"}
+
+
+def broke(count: int = 1, held_too: int = 0) -> dict:
+    """One clause's checks in a scenario: `count` failed (and `held_too` held)."""
+    return {
+        "ran": count + held_too,
+        "held": held_too,
+        "failed": ["expected x, the target said y"] * count,
+        "sample": "held" if held_too else None,
+    }
+
+
 def scenario(name: str, clauses: list[str], outcome: str = "passed", **extra) -> dict:
-    """A run record's line for one Sic Bo scenario."""
+    """A run record's line for one Sic Bo scenario. Unless `checks` is given: a passed scenario
+    held one check per tag (and an identity check, CONTRACT-03); a failed one failed a check on
+    each of its `failed_clauses` (all its tags when none are named) and judged nothing else."""
+    if "checks" not in extra:
+        if outcome == "passed":
+            extra["checks"] = {c: held() for c in [*clauses, "CONTRACT-03"]}
+        elif outcome == "failed" and not extra.get("contract_violation"):
+            extra["checks"] = {c: broke() for c in extra.get("failed_clauses") or clauses}
+        else:
+            extra["checks"] = {}
     return {
         "type": "scenario",
         "nodeid": name,

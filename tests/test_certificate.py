@@ -1,6 +1,6 @@
 """The verdict and the clause statuses, from synthetic run records."""
 
-from samples import scenario
+from samples import broke, held, scenario
 
 from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import IN_SCOPE
@@ -33,14 +33,14 @@ def test_every_clause_in_scope_passed_is_compliant() -> None:
     assert len(cert["rules"]["documents"]) == 4
 
 
-def test_a_failure_fails_only_the_clauses_it_is_attributed_to() -> None:
+def test_a_failure_fails_only_the_clauses_its_checks_failed() -> None:
     records = [
         *all_passing(),
         scenario(
             "sweep 2 2 2",
             ["SB-PAY-01", "SB-PAY-16", "REG-SETTLE-01"],
             "failed",
-            failed_clauses=["SB-PAY-16", "REG-SETTLE-01"],
+            checks={"SB-PAY-01": held(3), "SB-PAY-16": broke(1), "REG-SETTLE-01": broke(1, 3)},
         ),
     ]
     cert = certify(records)
@@ -48,14 +48,52 @@ def test_a_failure_fails_only_the_clauses_it_is_attributed_to() -> None:
     failed = {c for c, row in cert["clauses"].items() if row["status"] == "failed"}
     assert failed == {"SB-PAY-16", "REG-SETTLE-01"}
     assert cert["clauses"]["SB-PAY-16"]["failed_scenarios"] == ["sweep 2 2 2"]
+    row = cert["clauses"]["SB-PAY-01"]
+    assert row["status"] == "passed"
+    assert row["checks"]["in_scenarios"]["sweep 2 2 2"] == 3
+    assert row["checks"]["ran"] == row["checks"]["held"] == 4  # all_passing's one, and these 3
 
 
-def test_a_failure_without_attribution_fails_every_tag() -> None:
-    cert = certify([*all_passing(), scenario("x", ["SB-PAY-02", "SB-PAY-03"], "failed")])
-    assert {c for c, r in cert["clauses"].items() if r["status"] == "failed"} == {
-        "SB-PAY-02",
-        "SB-PAY-03",
-    }
+def test_a_tag_no_check_judged_is_never_credited_by_the_scenarios_failure() -> None:
+    """The false pass of 0.1.0: a failed sweep roll credited every paytable row it was tagged
+    with, the selections the target does not offer among them."""
+    only = [r for r in all_passing() if not set(r.get("clauses", [])) & {"SB-PAY-09", "SB-PAY-11"}]
+    records = [
+        *only,
+        scenario(
+            "sweep 1 1 2",
+            ["SB-PAY-01", "SB-PAY-09", "SB-PAY-11"],
+            "failed",
+            checks={"SB-PAY-01": broke()},
+            unproven={"SB-PAY-11": "not testable on this target: it does not offer TRIPLE_1"},
+        ),
+    ]
+    cert = certify(records)
+    assert cert["verdict"] == "non-compliant"
+    assert cert["clauses"]["SB-PAY-01"]["status"] == "failed"
+    for clause in ("SB-PAY-09", "SB-PAY-11"):
+        assert cert["clauses"][clause]["status"] == "not-tested", clause
+    assert "no check for SB-PAY-09 ran" in cert["clauses"]["SB-PAY-09"]["reason"]
+    assert "does not offer TRIPLE_1" in cert["clauses"]["SB-PAY-11"]["reason"]
+
+
+def test_a_passed_scenario_credits_only_the_tags_its_checks_judged() -> None:
+    records = [r for r in all_passing() if "SB-PAY-09" not in r.get("clauses", [])]
+    records.append(scenario("p", ["SB-PAY-08", "SB-PAY-09"], checks={"SB-PAY-08": held(2)}))
+    cert = certify(records)
+    assert cert["verdict"] == "incomplete"
+    assert cert["clauses"]["SB-PAY-09"]["status"] == "not-tested"
+
+
+def test_a_failure_no_check_named_is_a_harness_error_never_a_pass() -> None:
+    records = [
+        r for r in all_passing() if not set(r.get("clauses", [])) & {"SB-PAY-02", "SB-PAY-03"}
+    ]
+    records.append(scenario("x", ["SB-PAY-02", "SB-PAY-03"], "failed", checks={}, message="boom"))
+    cert = certify(records)
+    assert cert["verdict"] == "incomplete"
+    assert {cert["clauses"][c]["status"] for c in ("SB-PAY-02", "SB-PAY-03")} == {"not-tested"}
+    assert cert["harness_errors"] == ["x: failed on no clause it judges: boom"]
 
 
 def test_a_target_error_makes_the_run_incomplete_never_compliant() -> None:
@@ -159,24 +197,59 @@ def test_sweep_and_rtp_sections() -> None:
     assert rtp["selections"]["SMALL"]["measured"] == "35/36"
 
 
-def test_a_failure_attributed_to_none_of_its_tags_still_fails_them_all() -> None:
-    """A settlement check may name only paytable clauses; in a scenario tagged with lifecycle
-    clauses the failure must not be lost."""
+def test_a_failed_check_on_clauses_the_scenario_is_not_tagged_with_is_a_harness_error() -> None:
+    """A settlement check names the paytable's clauses; in a scenario tagged only with
+    lifecycle clauses it may judge none of them: a tagging defect, listed, never a pass."""
     records = [
         *all_passing(),
         scenario(
             "disconnect",
             ["TBL-DISC-02", "TBL-DISC-03"],
             "failed",
-            failed_clauses=["SB-PAY-02", "REG-SETTLE-01"],
+            checks={},
+            untagged_checks={"SB-PAY-02": broke()},
         ),
     ]
     cert = certify(records)
-    assert cert["verdict"] == "non-compliant"
-    assert {c for c, r in cert["clauses"].items() if r["status"] == "failed"} == {
-        "TBL-DISC-02",
-        "TBL-DISC-03",
-    }
+    assert cert["verdict"] == "incomplete"
+    assert len(cert["harness_errors"]) == 1
+    assert (
+        "a check on SB-PAY-02 failed, but the scenario is not tagged" in (cert["harness_errors"][0])
+    )
+    assert cert["clauses"]["TBL-DISC-02"]["checks"]["in_scenarios"] == {"proves TBL-DISC-02": 1}
+
+
+def test_a_teardown_error_is_listed_and_the_run_incomplete() -> None:
+    records = [
+        *all_passing(),
+        {"type": "teardown_error", "name": "proves SB-PAY-01", "message": "TargetError: 500"},
+    ]
+    cert = certify(records)
+    assert cert["verdict"] == "incomplete"
+    assert cert["harness_errors"] == ["clean-up after proves SB-PAY-01: TargetError: 500"]
+
+
+def test_a_partial_run_never_says_compliant_alone_nor_passes_what_was_not_selected() -> None:
+    selected = ("SB-PAY-16", "REG-SETTLE-01", "SB-PAY-01")
+    cert = build_certificate(all_passing(), ("sicbo",), run={}, selected=selected)
+    assert cert["verdict"] == "compliant"
+    assert cert["verdict_statement"] == ("compliant on the 3 selected clauses; not a certification")
+    assert cert["scope"]["partial"] is True
+    assert len(cert["scope"]["clauses_not_selected"]) == len(IN_SCOPE["sicbo"]) - 3 + 3  # +CONTRACT
+    for clause in cert["scope"]["clauses_not_selected"]:
+        row = cert["clauses"][clause]
+        assert row["status"] == "not-tested", clause  # all_passing held a check for each
+        assert row["reason"].startswith("not selected"), row["reason"]
+    assert "SB-PAY-02" in cert["scope"]["clauses_not_selected"]
+    assert "SB-PAY-02" not in cert["scope"]["clauses_outside_scope"]
+    assert cert["clauses"]["SB-PAY-02"]["status"] == "not-tested"
+    assert "partial run" in cert["scope"]["statement"]
+    failing = [*all_passing(), scenario("f", ["SB-PAY-01"], "failed")]
+    cert = build_certificate(failing, ("sicbo",), run={}, selected=selected)
+    assert cert["verdict_statement"] == (
+        "non-compliant on 1 of the 3 selected clauses; not a certification"
+    )
+    assert certify(all_passing())["verdict_statement"] == "compliant"
 
 
 def test_a_contract_violation_fails_its_contract_clause_and_proves_nothing_else() -> None:
@@ -205,7 +278,7 @@ def test_a_contract_violation_fails_its_contract_clause_and_proves_nothing_else(
 
 def test_the_contract_clauses_are_in_scope_and_proven_by_every_scenario() -> None:
     cert = certify(all_passing())
-    assert {"CONTRACT-01", "CONTRACT-02"} <= set(cert["scope"]["clauses_in_scope"])
+    assert {"CONTRACT-01", "CONTRACT-02", "CONTRACT-03"} <= set(cert["scope"]["clauses_in_scope"])
     row = cert["clauses"]["CONTRACT-02"]
     assert (row["status"], row["section"]) == ("passed", "contract")
     assert row["scenarios"] == len(IN_SCOPE["sicbo"])
@@ -220,3 +293,19 @@ def test_the_catalogue_clauses_this_version_does_not_test_say_which_work_will() 
         assert f"(issue {issue})" in row["reason"]
         assert clause in cert["scope"]["clauses_outside_scope"]
     assert cert["verdict"] == "compliant"
+
+
+def test_the_identity_clause_passes_only_where_an_answer_was_compared() -> None:
+    records = [{**r, "checks": {}} if r["type"] == "scenario" else r for r in all_passing()]
+    cert = certify(records)
+    assert cert["clauses"]["CONTRACT-03"]["status"] == "not-tested"
+    violated = scenario(
+        "bet answer for another round",
+        ["SB-PAY-01"],
+        "failed",
+        contract_violation=True,
+        contract_clause="CONTRACT-03",
+    )
+    cert = certify([*all_passing(), violated])
+    assert cert["clauses"]["CONTRACT-03"]["status"] == "failed"
+    assert cert["verdict"] == "non-compliant"

@@ -18,15 +18,20 @@ ROOT = Path(__file__).resolve().parent.parent
 TAG = re.compile(r"@((?:SB|XD|TBL|REG|DOC)-[A-Z]+-\d{2})\b")
 
 
+GAME_TAG = re.compile(r"@(sicbo|xocdia)\b")
+
+
 def feature_tags(game: str) -> set[str]:
-    """Clause tags of a game's features and of the shared ones (whose Examples cover both)."""
+    """Clause tags of a game's features and of the shared ones (whose Examples cover both); in a
+    shared feature, a tag line that names a game (an Examples block's) counts for that game only."""
     tags: set[str] = set()
-    paths = [
-        *(ROOT / "features" / game).glob("*.feature"),
-        *(ROOT / "features" / "table").glob("*.feature"),
-    ]
-    for path in paths:
+    for path in (ROOT / "features" / game).glob("*.feature"):
         tags |= set(TAG.findall(path.read_text(encoding="utf-8")))
+    for path in (ROOT / "features" / "table").glob("*.feature"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            games = set(GAME_TAG.findall(line))
+            if not games or game in games:
+                tags |= set(TAG.findall(line))
     return tags
 
 

@@ -377,8 +377,11 @@ class Casino:
         if reason not in RESHAKE_REASONS[rnd.game]:
             raise invalid(f"{reason!r} is not a {rnd.game} re-shake reason")
         rnd, state, now = self._live(rnd.id, "re-shaken")
-        if state != "closed":
-            raise state_refusal(f"a re-shake is recorded after betting ends; the round is {state}")
+        # Sic Bo shakes once betting ends (SB-RND-03); Xoc Dia shakes during betting (XD-RND-01),
+        # so its re-shakes may come then too (docs/contract.md, "Re-shakes while betting is open")
+        allowed = ("betting", "closed") if rnd.game == "xocdia" else ("closed",)
+        if state not in allowed:
+            raise state_refusal(f"a {rnd.game} re-shake cannot be recorded; the round is {state}")
         rnd.log("reshake", now, reason)
         return 200, self.round_view(rnd, req, now)
 

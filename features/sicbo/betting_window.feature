@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: bets only during the countdown
   A new round opens with a countdown for placing bets; bets are taken only during it. A bet that
   arrives after the betting period, after the dealer closed it or after the result is refused and
@@ -32,7 +32,8 @@ Feature: Sic Bo: bets only during the countdown
     @SB-RND-01 @REG-COMMIT-01
     Scenario: A bet after the result
       Given a player bets 10.00 on Odd
-      When the dealer enters 2 3 4
+      When betting ends
+      And the dealer enters 2 3 4
       And the player tries to bet 10.00 on Total 9
       Then the bet is refused and the balance is unchanged
 

@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: doubles, pairs, three singles, double and single, four numbers
   The combination bets: a specific double (two chosen different numbers both shown) pays 5:1, a pair
   (a chosen number on at least two dice) 10:1, three singles (three chosen different numbers) 30:1,
@@ -11,7 +11,8 @@ Feature: Sic Bo: doubles, pairs, three singles, double and single, four numbers
     Scenario Outline: Double <a> and <b> on <dice>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Double <a> and <b>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Double <a> and <b> bet <settles>
       And the player's balance is <balance>
 
@@ -36,7 +37,8 @@ Feature: Sic Bo: doubles, pairs, three singles, double and single, four numbers
     Scenario Outline: Pair of <n>s on <dice>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Pair of <n>s
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Pair of <n>s bet <settles>
       And the player's balance is <balance>
 
@@ -64,7 +66,8 @@ Feature: Sic Bo: doubles, pairs, three singles, double and single, four numbers
     Scenario Outline: Three singles <set> on <dice>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Three singles <set>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Three singles <set> bet <settles>
       And the player's balance is <balance>
 
@@ -89,7 +92,8 @@ Feature: Sic Bo: doubles, pairs, three singles, double and single, four numbers
     Scenario Outline: Double and single <set> on <dice>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Double and single <set>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Double and single <set> bet <settles>
       And the player's balance is <balance>
 
@@ -113,7 +117,8 @@ Feature: Sic Bo: doubles, pairs, three singles, double and single, four numbers
     Scenario Outline: Four numbers <set> on <dice>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Four numbers <set>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Four numbers <set> bet <settles>
       And the player's balance is <balance>
 

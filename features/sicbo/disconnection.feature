@@ -1,4 +1,4 @@
-@sicbo @needs-disconnect
+@sicbo @needs-disconnect @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: a player who disconnects
   If a player disconnects during a round, the round continues until it completes; all confirmed
   bets stay valid and are settled when the round ends, and the player can review them in the bet
@@ -6,11 +6,16 @@ Feature: Sic Bo: a player who disconnects
 
   Rule: confirmed bets of a disconnected player settle and are paid
 
-    @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01
+    Player C stays connected and bets the same on Big: where C's bet settles by the paytable and
+    the disconnected player's does not, the difference is the disconnection's (TBL-DISC-02).
+
+    @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01 @REG-ACCESS-01
     Scenario: The player disconnects after betting ends and reconnects after the result
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Big
       And the player bets 10.00 on Total 15
+      And player C has a balance of 1000.00
+      And player C bets 10.00 on Big
       And betting has ended
       When the player disconnects
       Then the player's bets are still open
@@ -18,14 +23,17 @@ Feature: Sic Bo: a player who disconnects
       And the player reconnects
       Then the Big bet wins 10.00
       And the Total 15 bet wins 180.00
+      And player C's Big bet wins 10.00
       And the player's balance is 1190.00
       And the bet record shows each bet with its outcome and payout
 
-    @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01
+    @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01 @REG-ACCESS-01
     Scenario: The player disconnects while betting is still open
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Big
       And the player bets 10.00 on Total 15
+      And player C has a balance of 1000.00
+      And player C bets 10.00 on Big
       When the player disconnects
       Then the player's bets are still open
       When betting ends
@@ -33,6 +41,7 @@ Feature: Sic Bo: a player who disconnects
       And the player reconnects
       Then the Big bet wins 10.00
       And the Total 15 bet wins 180.00
+      And player C's Big bet wins 10.00
       And the player's balance is 1190.00
       And the bet record shows each bet with its outcome and payout
 

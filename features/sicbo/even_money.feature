@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: Small, Big, Odd and Even
   The even-money bets of the Sic Bo rules. Small is a total of 4 to 10, Big a total of 11 to 17,
   Odd and Even the parity of the total; each pays 1:1. Their loss on a triple is proven in
@@ -10,7 +10,8 @@ Feature: Sic Bo: Small, Big, Odd and Even
     Scenario Outline: Small on a total of <total>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Small
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Small bet <settles>
       And the player's balance is <balance>
 
@@ -37,7 +38,8 @@ Feature: Sic Bo: Small, Big, Odd and Even
     Scenario Outline: Big on a total of <total>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Big
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Big bet <settles>
       And the player's balance is <balance>
 
@@ -63,7 +65,8 @@ Feature: Sic Bo: Small, Big, Odd and Even
     Scenario Outline: Odd on a total of <total>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Odd
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Odd bet <settles>
       And the player's balance is <balance>
 
@@ -89,7 +92,8 @@ Feature: Sic Bo: Small, Big, Odd and Even
     Scenario Outline: Even on a total of <total>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Even
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Even bet <settles>
       And the player's balance is <balance>
 

@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: three dice, each 1 to 6
   Three dice are shaken in a closed cup; each die shows 1 to 6 and the total is the sum of the
   three. The dealer enters each die's value; the round records the dice and their total, and a
@@ -9,7 +9,8 @@ Feature: Sic Bo: three dice, each 1 to 6
     @SB-GEN-01
     Scenario Outline: The dealer enters <dice>
       Given a player bets 10.00 on Small
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the round's result shows <dice> with a total of <total>
 
       Examples:
@@ -22,11 +23,12 @@ Feature: Sic Bo: three dice, each 1 to 6
 
   Rule: a value no die can show is refused and the bets wait for a real result
 
-    @SB-GEN-01
+    @SB-GEN-01 @REG-INPUT-01
     Scenario Outline: The dealer tries to enter <dice>
       Given a player with a balance of 100.00
       And the player bets 10.00 on Big
-      When the dealer tries to enter <dice>
+      When betting ends
+      And the dealer tries to enter <dice>
       Then the result is refused
       And the Big bet is still open
       And the player's balance is 90.00

@@ -1,4 +1,4 @@
-@sicbo @needs-idempotency
+@sicbo @needs-idempotency @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: a bet slip sent twice is applied once
   A player's device may send a bet slip again when the answer is lost. A slip re-sent with the
   same idempotency key is applied once: one bet, one debit.

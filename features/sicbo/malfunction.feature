@@ -1,4 +1,4 @@
-@sicbo @needs-pause
+@sicbo @needs-pause @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: malfunction, pause and cancellation
   On an unexpected problem with the game, system or procedure the round is paused while the dealer
   informs the supervisor; while paused it takes no bet and no result. If the problem is resolved
@@ -16,12 +16,13 @@ Feature: Sic Bo: malfunction, pause and cancellation
       When the dealer resumes the round
       Then the betting period goes on for the time that was left when it was paused
       And a new bet of 10.00 on Total 15 is taken
-      When the dealer enters 4 5 6
+      When betting ends
+      And the dealer enters 4 5 6
       Then the Big bet wins 10.00
       And the Total 15 bet wins 180.00
       And the player's balance is 1190.00
 
-    @TBL-MAL-01 @TBL-MAL-02
+    @TBL-MAL-01 @TBL-MAL-02 @SB-RND-01 @REG-COMMIT-01
     Scenario: The Sic Bo round is paused after betting ended and resumes
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Big

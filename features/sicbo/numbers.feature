@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: a specific number
   A bet on a number from 1 to 6 pays 1:1 when one die shows it, 2:1 when two dice show it and 3:1
   when all three do.
@@ -9,7 +9,8 @@ Feature: Sic Bo: a specific number
     Scenario Outline: Number <n> shown on one die
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Number <n>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Number <n> bet wins 10.00
       And the player's balance is 1010.00
 
@@ -28,7 +29,8 @@ Feature: Sic Bo: a specific number
     Scenario Outline: Number <n> shown on two dice
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Number <n>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Number <n> bet wins 20.00
       And the player's balance is 1020.00
 
@@ -47,7 +49,8 @@ Feature: Sic Bo: a specific number
     Scenario Outline: Number <n> shown on all three dice
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Number <n>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Number <n> bet wins 30.00
       And the player's balance is 1030.00
 
@@ -66,7 +69,8 @@ Feature: Sic Bo: a specific number
     Scenario Outline: Number <n> not shown
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Number <n>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Number <n> bet loses
       And the player's balance is 990.00
 

@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: all odd, all even, two and one
   All odd (every die odd) and all even (every die even) pay 6:1; two odd one even and two even one
   odd pay 3:2.
@@ -9,7 +9,8 @@ Feature: Sic Bo: all odd, all even, two and one
     Scenario Outline: <bet> at 6 to 1 on <dice>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on <bet>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the <bet> bet <settles>
       And the player's balance is <balance>
 
@@ -28,7 +29,8 @@ Feature: Sic Bo: all odd, all even, two and one
     Scenario Outline: <bet> at 3 to 2 on <dice>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on <bet>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the <bet> bet <settles>
       And the player's balance is <balance>
 

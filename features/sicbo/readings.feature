@@ -1,4 +1,4 @@
-@sicbo @readings
+@sicbo @readings @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: how the rules are read where they leave room
   The readings of RULES.md section D: four numbers needs three different numbers of the set, a
   specific double pays once when one of its numbers shows twice, and a pair wins on its triple.
@@ -9,7 +9,8 @@ Feature: Sic Bo: how the rules are read where they leave room
     Scenario Outline: Four numbers <set> loses on <dice>, a repeat
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Four numbers <set>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Four numbers <set> bet loses
       And the player's balance is 990.00
 
@@ -26,7 +27,8 @@ Feature: Sic Bo: how the rules are read where they leave room
     Scenario Outline: Double <a> and <b> on <dice> pays 5 to 1 once
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Double <a> and <b>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Double <a> and <b> bet wins 50.00
       And the player's balance is 1050.00
 
@@ -42,7 +44,8 @@ Feature: Sic Bo: how the rules are read where they leave room
     Scenario Outline: Pair of <n>s wins on <dice>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Pair of <n>s
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Pair of <n>s bet wins 100.00
       And the player's balance is 1100.00
 

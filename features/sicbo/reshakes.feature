@@ -1,4 +1,4 @@
-@sicbo @needs-reshake
+@sicbo @needs-reshake @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: re-shakes
   The dealer re-shakes when dice overlap or a die is not flat after shaking, and when the dice
   tumbled fewer than three times. The betting period stays closed: bets stand, no new bets are
@@ -6,11 +6,13 @@ Feature: Sic Bo: re-shakes
 
   Rule: a re-shake keeps the bets, takes no new ones and settles nothing
 
+    @SB-RND-04 @REG-COMMIT-01
     Scenario Outline: The dealer re-shakes because <why>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Big
       And the player bets 10.00 on Total 10
-      When the dealer re-shakes because <why>
+      When betting ends
+      And the dealer re-shakes because <why>
       Then the bets stand and nothing is settled
       And a new bet of 5.00 on Small is refused
       When the dealer enters 4 5 6

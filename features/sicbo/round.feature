@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: a round from bets to winnings
   A player may place several bets, on several bet types, in one round. When betting ends the dealer
   shakes; once the dice stop the dealer enters each die's value, the result is determined and the
@@ -13,7 +13,8 @@ Feature: Sic Bo: a round from bets to winnings
       And the player bets 5.00 on Total 9
       And the player bets 2.00 on Pair of 3s
       And the player bets 1.00 on Three singles 1-3-5
-      When the dealer enters 3 3 3
+      When betting ends
+      And the dealer enters 3 3 3
       Then the Small bet loses
       And the Total 9 bet wins 35.00
       And the Pair of 3s bet wins 20.00

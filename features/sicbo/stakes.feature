@@ -1,4 +1,4 @@
-@sicbo @stakes
+@sicbo @stakes @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: small and odd stakes
   Stakes of the smallest unit and odd amounts settle exactly. A 3:2 win that falls between minor
   units (0.01 at 3:2 is 0.015) is rounded by the rule the implementation declares, and the rules
@@ -10,7 +10,8 @@ Feature: Sic Bo: small and odd stakes
     Scenario Outline: <stake> on <bet>
       Given a player with a balance of 100.00
       And the player bets <stake> on <bet>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the <bet> bet wins <stake>
       And the player's balance is <balance>
 
@@ -26,7 +27,8 @@ Feature: Sic Bo: small and odd stakes
     Scenario Outline: <stake> on <bet> wins <exact> before rounding
       Given a player with a balance of 100.00
       And the player bets <stake> on <bet>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the <bet> bet wins <exact> before rounding, rounded by the declared rule
       And the player's balance is 100.00 plus the rounded win
 

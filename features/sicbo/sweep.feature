@@ -9,7 +9,8 @@ Feature: Sic Bo: every selection on every roll
   @SB-PAY-16 @REG-SETTLE-01
   Scenario Outline: Every selection settles by the paytable on <dice>
     Given a player bets 1.00 on every Sic Bo selection
-    When the dealer enters <dice>
+    When betting ends
+    And the dealer enters <dice>
     Then every bet is settled as the paytable says
 
     Examples:

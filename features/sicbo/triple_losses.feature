@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: a triple beats the even-money bets
   All Small, Big, Odd and Even bets lose when the result is a triple, whatever its total. A triple
   still wins every other bet it satisfies (RULES.md section D).
@@ -9,7 +9,8 @@ Feature: Sic Bo: a triple beats the even-money bets
     Scenario Outline: <bet> loses on the triple <dice>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on <bet>
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the <bet> bet loses
       And the player's balance is 990.00
 
@@ -60,7 +61,8 @@ Feature: Sic Bo: a triple beats the even-money bets
       And the player bets 10.00 on All odd
       And the player bets 10.00 on Any triple
       And the player bets 10.00 on Triple 3s
-      When the dealer enters 3 3 3
+      When betting ends
+      And the dealer enters 3 3 3
       Then the Total 9 bet wins 70.00
       And the Pair of 3s bet wins 100.00
       And the Number 3 bet wins 30.00

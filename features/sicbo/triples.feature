@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: specific triple and any triple
   A specific triple pays 180:1 when all three dice show the chosen number; any triple pays 30:1
   when the result is one of the six triples.
@@ -9,7 +9,8 @@ Feature: Sic Bo: specific triple and any triple
     Scenario Outline: Triple <n>s on <dice>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Triple <n>s
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Triple <n>s bet <settles>
       And the player's balance is <balance>
 
@@ -34,7 +35,8 @@ Feature: Sic Bo: specific triple and any triple
     Scenario Outline: Any triple on <dice>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Any triple
-      When the dealer enters <dice>
+      When betting ends
+      And the dealer enters <dice>
       Then the Any triple bet <settles>
       And the player's balance is <balance>
 

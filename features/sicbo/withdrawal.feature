@@ -1,4 +1,4 @@
-@sicbo
+@sicbo @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: a bet cannot be withdrawn
   Bets placed cannot be withdrawn or cancelled, also not when the dealer re-shakes. The stake stays
   on the table and settles with the round.
@@ -12,7 +12,8 @@ Feature: Sic Bo: a bet cannot be withdrawn
       When the player tries to withdraw the Big bet
       Then the withdrawal is refused
       And the Big bet is still open
-      When the dealer enters 4 5 6
+      When betting ends
+      And the dealer enters 4 5 6
       Then the Big bet wins 10.00
       And the player's balance is 1010.00
 
@@ -32,7 +33,8 @@ Feature: Sic Bo: a bet cannot be withdrawn
     Scenario: A withdrawal during a re-shake
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Total 15
-      When the dealer re-shakes because the dice overlap
+      When betting ends
+      And the dealer re-shakes because the dice overlap
       And the player tries to withdraw the Total 15 bet
       Then the withdrawal is refused
       And the Total 15 bet is still open

@@ -125,7 +125,7 @@ Feature: Bad input is refused with a reason and changes nothing
         | Xoc Dia | the player's device sends the bet slip as plain text          |
         | Xoc Dia | the player's device sends a stake as a number instead of text |
 
-  Rule: a dealer action on a round that does not exist or has finished is refused
+  Rule: a dealer action on a round that does not exist, or that the round's state does not allow, is refused
 
     @REG-INPUT-01
     Scenario Outline: At a <game> table, <what>
@@ -136,14 +136,9 @@ Feature: Bad input is refused with a reason and changes nothing
       @sicbo
       Examples: Sic Bo
         | game   | what                                                            |
-        | Sic Bo | the dealer enters the result a second time                      |
         | Sic Bo | the dealer tries to close betting on a round that does not exist |
         | Sic Bo | the dealer tries to enter a result on a round that does not exist |
-        | Sic Bo | the dealer tries to pause the finished round                    |
-        | Sic Bo | the dealer tries to cancel the finished round                   |
-        | Sic Bo | the dealer tries to close betting on the finished round         |
         | Sic Bo | the dealer records an event the game does not know             |
-        | Sic Bo | the dealer records a re-shake for a reason the game does not know |
         | Sic Bo | the dealer tries to close betting on the paused round          |
         | Sic Bo | the dealer tries to pause the paused round                     |
         | Sic Bo | the dealer tries to record a re-shake on the paused round      |
@@ -155,12 +150,65 @@ Feature: Bad input is refused with a reason and changes nothing
       @xocdia
       Examples: Xoc Dia
         | game    | what                                                     |
-        | Xoc Dia | the dealer enters the result a second time               |
         | Xoc Dia | the dealer tries to cancel a round that does not exist   |
-        | Xoc Dia | the dealer tries to cancel the finished round            |
         | Xoc Dia | the dealer records an event the game does not know       |
-        | Xoc Dia | the dealer records a re-shake for a reason the game does not know |
         | Xoc Dia | the dealer tries to close betting on the paused round    |
         | Xoc Dia | the dealer tries to pause the paused round               |
         | Xoc Dia | the dealer tries to resume the open round                |
-        | Xoc Dia | the dealer tries to record a re-shake on the open round  |
+
+    @REG-INPUT-01
+    Scenario Outline: At a <game> table, after betting ended, <what>
+      Given the player holds a bet of 10.00 on Big in an open round
+      And betting has ended
+      When <what>
+      Then it is refused with a reason and nothing moves
+
+      @sicbo
+      Examples: Sic Bo
+        | game   | what                                                              |
+        | Sic Bo | the dealer records a re-shake for a reason the game does not know |
+
+      @xocdia
+      Examples: Xoc Dia
+        | game    | what                                                              |
+        | Xoc Dia | the dealer records a re-shake for a reason the game does not know |
+
+  Rule: a finished round takes no further action, and nothing is settled twice
+
+    @REG-INPUT-01
+    Scenario Outline: At a <game> table, the dealer tries to <action> the finished round
+      Given the player holds a bet of 10.00 on Big in an open round
+      And betting has ended
+      And the dealer has entered the result
+      When the dealer tries to <action> the finished round
+      Then it is refused with a reason and nothing moves
+
+      @sicbo
+      Examples: Sic Bo
+        | game   | action            |
+        | Sic Bo | pause             |
+        | Sic Bo | cancel            |
+        | Sic Bo | close betting on  |
+
+      @xocdia
+      Examples: Xoc Dia
+        | game    | action |
+        | Xoc Dia | cancel |
+
+    @REG-INPUT-01 @REG-MONEY-01
+    Scenario Outline: At a <game> table, the dealer enters the result of a won bet a second time
+      Given the player holds a bet of 10.00 on <won> in an open round
+      And betting has ended
+      And the dealer has entered the result
+      When the dealer enters the result a second time
+      Then it is refused with a reason and nothing moves
+
+      @sicbo
+      Examples: Sic Bo
+        | game   | won   |
+        | Sic Bo | Small |
+
+      @xocdia
+      Examples: Xoc Dia
+        | game    | won  |
+        | Xoc Dia | Even |

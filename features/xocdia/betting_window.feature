@@ -1,4 +1,4 @@
-@xocdia
+@xocdia @REG-SETTLE-01 @REG-MONEY-01
 Feature: Xoc Dia: bets only during the betting period
   During the betting period the dealer covers the plate and shakes; bets are taken then and only
   then. A bet after the countdown, after betting was closed or after the bowl was lifted is refused
@@ -25,6 +25,7 @@ Feature: Xoc Dia: bets only during the betting period
     @XD-RND-01 @REG-COMMIT-01
     Scenario: A Xoc Dia bet after the bowl was lifted
       Given a player bets 10.00 on Even
-      When the dealer lifts the bowl showing w w r r
+      When betting ends
+      And the dealer lifts the bowl showing w w r r
       And the player tries to bet 10.00 on Odd
       Then the bet is refused and the balance is unchanged

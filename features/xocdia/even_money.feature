@@ -1,4 +1,4 @@
-@xocdia
+@xocdia @REG-SETTLE-01 @REG-MONEY-01
 Feature: Xoc Dia: odd, even, big and small
   Odd (an odd number of red) and even (an even number of red) pay 0.96:1. Big (more red than
   white) and Small (more white than red) pay 0.96:1 and return the stake on two white two red.
@@ -8,7 +8,8 @@ Feature: Xoc Dia: odd, even, big and small
     Scenario Outline: <bet> with <red> red
       Given a player with a balance of 1000.00
       And the player bets 10.00 on <bet>
-      When the dealer lifts the bowl showing <tokens>
+      When betting ends
+      And the dealer lifts the bowl showing <tokens>
       Then the <bet> bet <settles>
       And the player's balance is <balance>
 
@@ -51,7 +52,8 @@ Feature: Xoc Dia: odd, even, big and small
     Scenario Outline: <stake> on <bet> on <tokens>
       Given a player with a balance of 500.00
       And the player bets <stake> on <bet>
-      When the dealer lifts the bowl showing <tokens>
+      When betting ends
+      And the dealer lifts the bowl showing <tokens>
       Then the <bet> bet gets its stake back
       And the player's balance is 500.00
 

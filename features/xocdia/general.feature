@@ -1,4 +1,4 @@
-@xocdia
+@xocdia @REG-SETTLE-01 @REG-MONEY-01
 Feature: Xoc Dia: four tokens under the bowl
   A plate, a bowl and four tokens, each red on one side and white on the other. During the betting
   period the dealer covers the plate with the bowl and shakes; after the betting period the dealer
@@ -9,7 +9,8 @@ Feature: Xoc Dia: four tokens under the bowl
     @XD-GEN-01
     Scenario Outline: The bowl is lifted on <tokens>
       Given a player bets 10.00 on Big
-      When the dealer lifts the bowl showing <tokens>
+      When betting ends
+      And the dealer lifts the bowl showing <tokens>
       Then the round's result shows <tokens> with <red> red and <white> white
 
       Examples:
@@ -22,11 +23,12 @@ Feature: Xoc Dia: four tokens under the bowl
 
   Rule: a result that four red-or-white tokens cannot show is refused and the bets wait
 
-    @XD-GEN-01
+    @XD-GEN-01 @REG-INPUT-01
     Scenario Outline: The dealer tries to reveal <tokens>
       Given a player with a balance of 100.00
       And the player bets 10.00 on Big
-      When the dealer tries to reveal <tokens>
+      When betting ends
+      And the dealer tries to reveal <tokens>
       Then the result is refused
       And the Big bet is still open
       And the player's balance is 90.00

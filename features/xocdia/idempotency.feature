@@ -1,4 +1,4 @@
-@xocdia @needs-idempotency
+@xocdia @needs-idempotency @REG-SETTLE-01 @REG-MONEY-01
 Feature: Xoc Dia: a bet slip sent twice is applied once
   A slip re-sent with the same idempotency key is applied once: one bet, one debit.
 

@@ -1,4 +1,4 @@
-@xocdia @needs-pause
+@xocdia @needs-pause @REG-SETTLE-01 @REG-MONEY-01
 Feature: Xoc Dia: malfunction, pause and cancellation
   On an unexpected problem with the game, system or procedure the round is paused while the dealer
   informs the supervisor; while paused it takes no bet and no result. If the problem is resolved
@@ -16,12 +16,13 @@ Feature: Xoc Dia: malfunction, pause and cancellation
       When the dealer resumes the round
       Then the betting period goes on for the time that was left when it was paused
       And a new bet of 10.00 on One white three red is taken
-      When the dealer lifts the bowl showing w r r r
+      When betting ends
+      And the dealer lifts the bowl showing w r r r
       Then the Big bet wins 9.60
       And the One white three red bet wins 28.00
       And the player's balance is 1037.60
 
-    @TBL-MAL-01 @TBL-MAL-02
+    @TBL-MAL-01 @TBL-MAL-02 @XD-RND-01 @REG-COMMIT-01
     Scenario: The Xoc Dia round is paused after betting ended and resumes
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Big

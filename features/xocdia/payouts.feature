@@ -1,4 +1,4 @@
-@xocdia
+@xocdia @REG-SETTLE-01 @REG-MONEY-01
 Feature: Xoc Dia: the colour bets
   Four red and four white pay 14:1, one white three red and three white one red 2.8:1, two white
   two red 1.5:1, and four of a colour (four white or four red) 6.5:1.
@@ -8,7 +8,8 @@ Feature: Xoc Dia: the colour bets
     Scenario Outline: <bet> on <tokens>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on <bet>
-      When the dealer lifts the bowl showing <tokens>
+      When betting ends
+      And the dealer lifts the bowl showing <tokens>
       Then the <bet> bet <settles>
       And the player's balance is <balance>
 

@@ -1,4 +1,4 @@
-@xocdia @needs-reshake
+@xocdia @needs-reshake @REG-SETTLE-01 @REG-MONEY-01
 Feature: Xoc Dia: re-shakes and rearranged tokens
   If the bowl, the plate or tokens fall during shaking, the dealer sets up again and re-shakes; in
   some cases of a standing token the dealer re-shakes; overlapping tokens are rearranged with a
@@ -7,11 +7,13 @@ Feature: Xoc Dia: re-shakes and rearranged tokens
 
   Rule: a re-shake keeps the bets and takes no new ones
 
+    @REG-COMMIT-01
     Scenario Outline: The dealer re-shakes because <why>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Big
       And the player bets 10.00 on Two white two red
-      When the dealer re-shakes because <why>
+      When betting ends
+      And the dealer re-shakes because <why>
       Then the bets stand and nothing is settled
       And a new bet of 5.00 on Small is refused
       When the dealer lifts the bowl showing w r r r
@@ -29,13 +31,29 @@ Feature: Xoc Dia: re-shakes and rearranged tokens
         | why                 |
         | a token is standing |
 
+  Rule: a re-shake during the betting period leaves betting open
+
+    @XD-RND-01 @XD-RND-03
+    Scenario: The tokens fall while the dealer shakes during betting, and the dealer re-shakes
+      Given a player with a balance of 1000.00
+      And the player bets 10.00 on Big
+      When the dealer re-shakes during betting because items fell
+      Then the bets stand and nothing is settled
+      And a new bet of 10.00 on Small is taken
+      When betting ends
+      And the dealer lifts the bowl showing w r r r
+      Then the Big bet wins 9.60
+      And the Small bet loses
+      And the player's balance is 999.60
+
   Rule: rearranging overlapping tokens changes nothing
 
-    @XD-RND-02
+    @XD-RND-02 @REG-COMMIT-01
     Scenario: The dealer rearranges overlapping tokens with a stick
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Two white two red
-      When the dealer rearranges overlapping tokens with a stick
+      When betting ends
+      And the dealer rearranges overlapping tokens with a stick
       Then the bets stand and nothing is settled
       And a new bet of 5.00 on Big is refused
       When the dealer lifts the bowl showing w r w r

@@ -1,4 +1,4 @@
-@xocdia @stakes
+@xocdia @stakes @REG-SETTLE-01 @REG-MONEY-01
 Feature: Xoc Dia: small and odd stakes on fractional odds
   0.96:1, 2.8:1 and 1.5:1 wins often fall between minor units (1.23 at 0.96:1 wins 1.1808). The
   implementation rounds each win to its minor unit by the rule it declares, and must do exactly
@@ -10,7 +10,8 @@ Feature: Xoc Dia: small and odd stakes on fractional odds
     Scenario Outline: <stake> on <bet> wins <exact> before rounding
       Given a player with a balance of 100.00
       And the player bets <stake> on <bet>
-      When the dealer lifts the bowl showing <tokens>
+      When betting ends
+      And the dealer lifts the bowl showing <tokens>
       Then the <bet> bet wins <exact> before rounding, rounded by the declared rule
       And the player's balance is 100.00 plus the rounded win
 
@@ -29,6 +30,22 @@ Feature: Xoc Dia: small and odd stakes on fractional odds
         | Big | 0.07  | r w r r | 0.0672 |
         | Big | 1.23  | r r r w | 1.1808 |
         | Big | 10.00 | w r r r | 9.6000 |
+
+      @XD-PAY-08
+      Examples: even at 0.96:1
+        | bet  | stake | tokens  | exact  |
+        | Even | 0.01  | w w r r | 0.0096 |
+        | Even | 0.07  | r r r r | 0.0672 |
+        | Even | 1.23  | w w w w | 1.1808 |
+        | Even | 10.00 | r w r w | 9.6000 |
+
+      @XD-PAY-10
+      Examples: small at 0.96:1
+        | bet   | stake | tokens  | exact  |
+        | Small | 0.01  | w w w w | 0.0096 |
+        | Small | 0.07  | w r w w | 0.0672 |
+        | Small | 1.23  | w w w r | 1.1808 |
+        | Small | 10.00 | r w w w | 9.6000 |
 
       @XD-PAY-02
       Examples: one white three red at 2.8:1

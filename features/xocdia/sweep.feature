@@ -8,7 +8,8 @@ Feature: Xoc Dia: every selection on every result
   @XD-PAY-08 @XD-PAY-09 @XD-PAY-10 @REG-SETTLE-01
   Scenario Outline: Every selection settles by the paytable on <tokens>
     Given a player bets 1.00 on every Xoc Dia selection
-    When the dealer lifts the bowl showing <tokens>
+    When betting ends
+    And the dealer lifts the bowl showing <tokens>
     Then every bet is settled as the paytable says
 
     Examples:

@@ -27,7 +27,8 @@ Feature: Xoc Dia: void and cancelled rounds
       Given the dealer forgets to shake the bowl
       And player A bets 10.00 on Small
       And player B bets 5.00 on Two white two red
-      When the dealer lifts the bowl showing w w r r
+      When betting ends
+      And the dealer lifts the bowl showing w w r r
       Then the round is void
       And every bet of every player is returned and nothing is paid
       And the bet record shows each bet of the round as void
@@ -49,7 +50,8 @@ Feature: Xoc Dia: void and cancelled rounds
       Given player A bets 10.00 on Even
       And player B bets 5.00 on Four white
       And player B bets 1.23 on Big
-      When the bowl touches a token as the dealer lifts it
+      When betting ends
+      And the bowl touches a token as the dealer lifts it
       Then the round is cancelled
       And every bet of every player is returned and nothing is paid
       And the bet record shows each bet of the round as cancelled

@@ -6,7 +6,7 @@ clause in scope was not proven by any scenario, and `compliant` only when every 
 passed.
 """
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,7 +19,7 @@ from livecert.certify.scope import (
     clauses_in_scope,
     sections_for,
 )
-from livecert.contract import CONTRACT_BODY, CONTRACT_CLAUSES, load_contract
+from livecert.contract import CONTRACT_BODY, CONTRACT_CLAUSES, CONTRACT_IDENTITY, load_contract
 from livecert.rules import load_catalogue, load_paytable, rules_documents
 from livecert.rules.catalogue import catalogue_sha256, document_findings
 
@@ -38,7 +38,73 @@ LIMITATIONS = (
     "Timing duties (the betting countdown) are observed from the harness's side of the network; "
     "a target under heavy load or far away may see them differently.",
 )
+NOT_SELECTED_REASON = "not selected for this run (--clauses): not judged, not certified"
 CONTRACT_SECTION = "contract"  # the harness's own clauses (livecert/contract/clauses.py)
+
+
+def _new_entry() -> dict[str, Any]:
+    return {
+        "scenarios": 0,
+        "passed": 0,
+        "failed": [],
+        "errors": [],
+        "skipped": [],
+        "unjudged": [],
+        "names": [],
+        "checks_ran": 0,
+        "checks_held": 0,
+        "checked_in": {},
+        "sample": None,
+    }
+
+
+def _distinct(reasons: list[str], shown: int = 3) -> str:
+    """The distinct reasons, most frequent first (a few; the rest counted)."""
+    ordered = [r for r, _ in Counter(reasons).most_common()]
+    more = f" (and {len(ordered) - shown} other reasons)" if len(ordered) > shown else ""
+    return "; ".join(ordered[:shown]) + more
+
+
+def _not_judged_reason(s: dict, clause: str) -> str:
+    """Why a tagged clause was not judged in scenario `s`."""
+    unproven = (s.get("unproven") or {}).get(clause)
+    return unproven or f"{s['name']}: no check for {clause} ran in it"
+
+
+def _tally_rules(scenarios: list[dict]) -> dict[str, dict[str, Any]]:
+    """Per clause, from each scenario's checks: a check that failed fails it; one that held in a
+    scenario that was judged (passed, or failed on another check) passes it there; a clause the
+    scenario is tagged with but no check judged is not tested there, with the reason."""
+    tally: dict[str, dict[str, Any]] = defaultdict(_new_entry)
+    for s in scenarios:
+        violated = s.get("contract_clause") if s.get("contract_violation") else None
+        checks = s.get("checks") or {}
+        for clause in dict.fromkeys([*s["clauses"], *checks]):
+            if clause in CONTRACT_CLAUSES:
+                continue  # tallied from the exchanges (_tally_contract)
+            entry = tally[clause]
+            entry["scenarios"] += 1
+            entry["names"].append(s["name"])
+            check = checks.get(clause) or {"ran": 0, "held": 0, "failed": []}
+            entry["checks_ran"] += check["ran"]
+            entry["checks_held"] += check["held"]
+            if check["ran"]:
+                entry["checked_in"][s["name"]] = check["ran"]
+            if check["ran"] > check["held"]:
+                entry["failed"].append(s["name"])  # a check for this clause failed
+            elif violated:
+                # the target left the contract before the rule could be judged: not proven
+                entry["errors"].append(f"{s['name']}: blocked by a {violated} finding")
+            elif check["held"] and s["outcome"] in ("passed", "failed"):
+                entry["passed"] += 1
+                entry["sample"] = entry["sample"] or check.get("sample")
+            elif s["outcome"] == "skipped":
+                entry["skipped"].append(s.get("skip_reason") or s["name"])
+            elif s["outcome"] == "error":
+                entry["errors"].append(f"{s['name']}: {s.get('message')}")
+            else:
+                entry["unjudged"].append(_not_judged_reason(s, clause))
+    return tally
 
 
 def _clause_statuses(
@@ -51,41 +117,7 @@ def _clause_statuses(
     """Every clause's status; `contract_reason` says why the contract clauses do not apply
     (a run through a mapping or plugin adapter), else they are tallied from the exchanges."""
     catalogue = load_catalogue()
-    tally: dict[str, dict[str, Any]] = defaultdict(
-        lambda: {
-            "scenarios": 0,
-            "passed": 0,
-            "failed": [],
-            "errors": [],
-            "skipped": [],
-            "names": [],
-        }
-    )
-    for s in scenarios:
-        violated = s.get("contract_clause") if s.get("contract_violation") else None
-        for clause in s["clauses"]:
-            entry = tally[clause]
-            entry["scenarios"] += 1
-            entry["names"].append(s["name"])
-            if violated:
-                # the target left the contract before the rule could be judged: not proven
-                entry["errors"].append(f"{s['name']}: blocked by a {violated} finding")
-            elif clause in (s.get("unproven") or {}) and s["outcome"] == "passed":
-                entry["skipped"].append(s["unproven"][clause])  # tagged, not exercised
-            elif s["outcome"] == "passed":
-                entry["passed"] += 1
-            elif s["outcome"] == "failed":
-                attributed = s.get("failed_clauses")
-                if attributed is not None and not set(attributed) & set(s["clauses"]):
-                    attributed = None  # evidence against none of its tags: never lose a failure
-                if attributed is None or clause in attributed:
-                    entry["failed"].append(s["name"])
-                else:
-                    entry["passed"] += 1  # the failure is evidence against other clauses
-            elif s["outcome"] == "skipped":
-                entry["skipped"].append(s.get("skip_reason") or s["name"])
-            else:
-                entry["errors"].append(f"{s['name']}: {s.get('message')}")
+    tally = _tally_rules(scenarios)
     if contract_reason is None:
         _tally_contract(scenarios, tally)
     statuses: dict[str, dict[str, Any]] = {}
@@ -105,14 +137,21 @@ def _clause_statuses(
             "scenarios": entry["scenarios"] if entry else 0,
             "failed_scenarios": entry["failed"] if entry else [],
             "scenario_names": entry["names"] if entry else [],
+            "checks": {
+                "ran": entry["checks_ran"] if entry else 0,
+                "held": entry["checks_held"] if entry else 0,
+                "in_scenarios": entry["checked_in"] if entry else {},
+                "sample": entry["sample"] if entry else None,
+            },
         }
-        if entry and entry["failed"]:
+        selected = clause_id not in unselected
+        if selected and entry and entry["failed"]:
             row["status"] = "failed"
-        elif entry and entry["passed"] and not entry["errors"]:
+        elif selected and entry and entry["passed"] and not entry["errors"]:
             row["status"] = "passed"
-            if entry["skipped"]:
-                # proven by its other scenarios; say which could not be run on this target
-                row["not_testable"] = sorted(set(entry["skipped"]))
+            if entry["skipped"] or entry["unjudged"]:
+                # proven by its other scenarios; say which could not judge it on this target
+                row["not_testable"] = sorted(set(entry["skipped"] + entry["unjudged"]))
         else:
             row["status"] = "not-tested"
             if clause_id in NOT_CERTIFIABLE:
@@ -120,13 +159,15 @@ def _clause_statuses(
             elif contract_reason and clause_id in CONTRACT_CLAUSES:
                 row["reason"] = contract_reason
             elif clause_id in unselected:
-                row["reason"] = "not selected for this run (--clauses)"
+                row["reason"] = NOT_SELECTED_REASON
             elif clause_id not in in_scope:
                 row["reason"] = NOT_YET_COVERED.get(clause_id, OUT_OF_SCOPE_REASON)
             elif entry and entry["errors"]:
                 row["reason"] = "error: " + entry["errors"][0]
             elif entry and entry["skipped"]:
-                row["reason"] = "skipped: " + entry["skipped"][0]
+                row["reason"] = "skipped: " + _distinct(entry["skipped"])
+            elif entry and entry["unjudged"]:
+                row["reason"] = "not judged: " + _distinct(entry["unjudged"])
             else:
                 row["reason"] = "no scenario proving it was run"
         statuses[clause_id] = row
@@ -134,18 +175,60 @@ def _clause_statuses(
 
 
 def _tally_contract(scenarios: list[dict], tally: dict[str, dict[str, Any]]) -> None:
-    """A contract clause is proven by every scenario that met the target (each of its responses
-    was validated) and fails on the scenarios whose response broke it."""
+    """CONTRACT-01/02: proven by every scenario that met the target (each of its responses was
+    validated), failed by the scenarios whose response broke it. CONTRACT-03: proven only where
+    an answer's ids were compared with the request's and matched (the identity checks)."""
     for clause in CONTRACT_CLAUSES:
         entry = tally[clause]
         for s in scenarios:
+            check = (s.get("checks") or {}).get(clause) or {"ran": 0, "held": 0}
+            entry["checks_ran"] += check["ran"]
+            entry["checks_held"] += check["held"]
+            if check["ran"]:
+                entry["checked_in"][s["name"]] = check["ran"]
             if s.get("contract_violation") and s.get("contract_clause", CONTRACT_BODY) == clause:
                 entry["scenarios"] += 1
                 entry["failed"].append(s["name"])
-            elif s["outcome"] in ("passed", "failed"):
+            elif s["outcome"] in ("passed", "failed") and (
+                clause != CONTRACT_IDENTITY or check["held"]
+            ):
                 entry["scenarios"] += 1
                 entry["passed"] += 1
-        entry["names"] = ["every scenario that met the target (its responses were validated)"]
+        entry["names"] = [
+            "every scenario whose answers were compared with its requests"
+            if clause == CONTRACT_IDENTITY
+            else "every scenario that met the target (its responses were validated)"
+        ]
+
+
+def _harness_errors(records: list[dict], scenarios: list[dict]) -> list[str]:
+    """What the harness (or a mapping file) got wrong: never a finding against the target, and
+    every one makes the verdict `incomplete`: a scenario that erred in the harness, a failed
+    scenario no check of its own tags failed (a check on clauses it is not tagged with, or one
+    that named none), and a clean-up that failed (it may hide a result)."""
+    errors = []
+    for s in scenarios:
+        if s["outcome"] == "error" and not s.get("target_error"):
+            errors.append(f"{s['name']}: {s.get('harness_error') or s.get('message')}")
+            continue
+        untagged = {
+            c: u for c, u in (s.get("untagged_checks") or {}).items() if u["ran"] > u["held"]
+        }
+        judged_failure = any(c["ran"] > c["held"] for c in (s.get("checks") or {}).values())
+        if untagged and not judged_failure:
+            first = next(iter(untagged.values()))
+            errors.append(
+                f"{s['name']}: a check on {', '.join(untagged)} failed, but the scenario is not "
+                f"tagged with it (a tagging defect of the harness): {first['failed'][0]}"
+            )
+        elif s["outcome"] == "failed" and not judged_failure and not s.get("contract_violation"):
+            errors.append(f"{s['name']}: failed on no clause it judges: {s.get('message')}")
+    errors += [
+        f"clean-up after {r['name']}: {r['message']}"
+        for r in records
+        if r["type"] == "teardown_error"
+    ]
+    return errors
 
 
 def _reproductions(records: list[dict], limit: int = 50) -> list[dict]:
@@ -211,6 +294,18 @@ def _sweep(records: list[dict], games: tuple[str, ...]) -> dict[str, Any]:
     return result
 
 
+def _verdict_statement(verdict: str, in_scope: list[str], failed: list[str], partial: bool) -> str:
+    """The verdict in words; a partial run (--clauses) never says compliant alone."""
+    if not partial:
+        return verdict
+    if verdict == "non-compliant":
+        return (
+            f"non-compliant on {len(failed)} of the {len(in_scope)} selected clauses; "
+            "not a certification"
+        )
+    return f"{verdict} on the {len(in_scope)} selected clauses; not a certification"
+
+
 def build_certificate(
     records: list[dict],
     games: tuple[str, ...],
@@ -221,11 +316,7 @@ def build_certificate(
     target = next((r for r in records if r["type"] == "target"), {})
     scenarios = [r for r in records if r["type"] == "scenario"]
     target_errors = [r["message"] for r in records if r["type"] == "target_error"]
-    harness_errors = [
-        f"{s['name']}: {s.get('message')}"
-        for s in scenarios
-        if s["outcome"] == "error" and not s.get("target_error")
-    ]
+    harness_errors = _harness_errors(records, scenarios)
     adapter = target.get("adapter") or {"kind": CANONICAL, "name": CANONICAL}
     contract_reason = None
     if not is_canonical(adapter["kind"]):
@@ -252,7 +343,11 @@ def build_certificate(
         verdict = "incomplete"
     else:
         verdict = "compliant"
-        reasons.append(f"all {len(in_scope)} clauses in scope passed")
+        reasons.append(
+            f"all {len(in_scope)} selected clauses passed (a partial run, not a certification)"
+            if selected
+            else f"all {len(in_scope)} clauses in scope passed"
+        )
     if target_errors:
         reasons.append(target_errors[0])
     if harness_errors:
@@ -267,7 +362,8 @@ def build_certificate(
             "not testable on this target (it does not declare the capability they need, so "
             f"they are not certified): {', '.join(untestable)}"
         )
-    outside = [c for c, row in statuses.items() if not row["in_scope"]]
+    outside = [c for c, row in statuses.items() if not row["in_scope"] and c not in unselected]
+    statement = _verdict_statement(verdict, in_scope, failed, bool(selected))
     counts = defaultdict(int)
     for s in scenarios:
         counts[s["outcome"]] += 1
@@ -284,14 +380,24 @@ def build_certificate(
             "rules_profile": target.get("rules_profile") or DOCUMENTS_PROFILE,
             "clauses_in_scope": in_scope,
             "clauses_outside_scope": outside,
+            "clauses_not_selected": sorted(unselected),
+            "partial": bool(selected),
             "statement": (
                 f"{len(in_scope)} clauses in scope for {', '.join(games)}; {len(outside)} "
                 "clauses of the catalogue are outside this harness version's scope and are "
                 "listed as not tested"
+                + (
+                    f"; a partial run of the selected clauses only (--clauses): the other "
+                    f"{len(unselected)} clauses in scope were not selected, not judged and not "
+                    "certified"
+                    if selected
+                    else ""
+                )
             ),
         },
         "target": {k: v for k, v in target.items() if k != "type"},
         "verdict": verdict,
+        "verdict_statement": statement,
         "verdict_reasons": reasons,
         "summary": {"scenarios": len(scenarios), **dict(counts)},
         "clauses": statuses,

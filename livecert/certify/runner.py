@@ -203,6 +203,10 @@ def rebuild_report(folder: Path) -> list[str]:
     return [*published.messages, f"manifest.json sha256 {published.manifest_sha256}"]
 
 
+def _statement(certificate: dict) -> str:
+    return certificate.get("verdict_statement") or certificate["verdict"]
+
+
 def summary_lines(certificate: dict, folder: Path) -> list[str]:
     """What certify prints at the end: the verdict, the clause counts, where the report is."""
     statuses = certificate["clauses"]
@@ -213,7 +217,8 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
     }
     lines = [
         "",
-        f"livecert {certificate['harness']['version']} — verdict: {certificate['verdict'].upper()}",
+        f"livecert {certificate['harness']['version']} — verdict: "
+        f"{_statement(certificate).upper()}",
         f"  target: {certificate['target'].get('name', '(did not answer)')} "
         f"{certificate['target'].get('version', '')} at "
         f"{certificate['target'].get('url') or certificate['run'].get('target_url')}",

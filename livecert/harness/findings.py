@@ -11,6 +11,14 @@ from collections.abc import Iterable
 class ClauseFailure(AssertionError):
     """A check failed; `clauses` are the clause IDs the failure is evidence against."""
 
+    booked = False  # counted in a scenario's CheckLedger already
+
     def __init__(self, message: str, clauses: Iterable[str]) -> None:
         self.clauses = tuple(dict.fromkeys(clauses))
         super().__init__(f"{message} [breaks {', '.join(self.clauses)}]")
+
+
+class HarnessError(RuntimeError):
+    """The harness itself went wrong (a feature contradicting the oracle, a scenario asking for
+    something it never set up): never a finding against the target; the verdict is
+    `incomplete`."""

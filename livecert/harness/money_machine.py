@@ -5,6 +5,11 @@ pauses, resumes, cancels, voids and settles rounds, and players drop and reconne
 step each balance must equal its start minus its stakes plus what the oracle says came back, and
 never be below zero (REG-MONEY-01, REG-BAL-01). The seed is chosen up front and reported, so any
 failure can be replayed exactly.
+
+Every check is counted in the scenario's CheckLedger on its own clause. A refusal the model did
+not expect (a bet within the balance during betting, a dealer's action its state allows) is a
+finding on the clause of the refused action, not on money: the model leaves that action undone,
+as the target did, and goes on judging the money from the balances.
 """
 
 import contextlib
@@ -29,7 +34,10 @@ from livecert.adapters.base import TargetAdapter
 from livecert.adapters.errors import Refused, TargetError
 from livecert.adapters.model import PlayerHandle, TargetInfo
 from livecert.contract import ContractViolation
+from livecert.harness.checks import CheckLedger
 from livecert.harness.dealer import open_round
+from livecert.harness.findings import ClauseFailure
+from livecert.harness.round_clauses import CANCEL, PAUSE, RESHAKE, RESULT, WINDOW
 from livecert.rules import all_outcomes, expected_settlement, load_paytable
 
 START = Decimal("50.00")
@@ -49,13 +57,15 @@ MONEY, BALANCE, SETTLE, RECALL, RESUME = (
 )
 
 
-class MoneyBroken(AssertionError):
+REFUND_CLAUSE = {"cancel": CANCEL, "void": "XD-VOID-01"}
+
+
+class MoneyBroken(ClauseFailure):
     """The target disagrees with the model; `clauses` are the duties the step that saw it checks
     (a balance off by a stake is REG-MONEY-01, a bet lost on resuming TBL-MAL-02, ...)."""
 
     def __init__(self, message: str, clauses: tuple[str, ...] = (MONEY,)) -> None:
-        super().__init__(message)
-        self.clauses = clauses
+        super().__init__(message, clauses)
 
 
 STOPS = (MoneyBroken, TargetError, ContractViolation)
@@ -75,6 +85,15 @@ class MachineWorld:
     failure: Exception | None = None  # the first failure; the session stops there
     resumes_with_bets: int = 0  # resumes checked with open bets (TBL-MAL-02 evidence)
     settled_bets: int = 0  # bets checked against the oracle at a result (REG-SETTLE-01)
+    ledger: CheckLedger = field(default_factory=lambda: CheckLedger(()))  # the scenario's checks
+    unexpected_refusals: int = 0
+
+    def refused(self, refused: Refused, clauses: tuple[str, ...], what: str) -> None:
+        """A refusal the model did not expect: the refused action's finding; the session goes
+        on (the action undone on both sides), judging money from the balances."""
+        self.unexpected_refusals += 1
+        self.ledger.failed(clauses, f"{what} was refused: {refused}")
+        self.steps.append(f"{what}: refused unexpectedly ({refused}); the session goes on")
 
 
 def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
@@ -90,6 +109,8 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             try:
                 step(self, *args, **kwargs)
             except STOPS as error:
+                if isinstance(error, ClauseFailure):
+                    world.ledger.record_failure(error)
                 world.failure = error
                 world.steps.append(f"stopped: {type(error).__name__}: {error}")
 
@@ -132,7 +153,10 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         @rule()
         @stops_at_first_failure
         def close(self) -> None:
-            world.adapter.close_betting(self.round_id)
+            try:
+                world.adapter.close_betting(self.round_id)
+            except Refused as refused:
+                return world.refused(refused, (WINDOW[world.game],), "closing betting")
             self.state = "closed"
             self.log("close betting")
 
@@ -140,7 +164,10 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         @rule(reason=st.sampled_from(RESHAKES[world.game]))
         @stops_at_first_failure
         def reshake(self, reason: str) -> None:
-            world.adapter.record_reshake(self.round_id, reason)
+            try:
+                world.adapter.record_reshake(self.round_id, reason)
+            except Refused as refused:
+                return world.refused(refused, (RESHAKE[reason],), f"a re-shake ({reason})")
             self.log(f"re-shake: {reason}")
 
         @precondition(
@@ -149,7 +176,10 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         @rule()
         @stops_at_first_failure
         def pause(self) -> None:
-            world.adapter.dealer_action(self.round_id, "pause", "malfunction")
+            try:
+                world.adapter.dealer_action(self.round_id, "pause", "malfunction")
+            except Refused as refused:
+                return world.refused(refused, (PAUSE,), f"a pause while {self.state}")
             self.paused_from, self.state = self.state, "paused"
             self.log("pause")
 
@@ -157,7 +187,10 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         @rule()
         @stops_at_first_failure
         def resume(self) -> None:
-            resumed = world.adapter.dealer_action(self.round_id, "resume")
+            try:
+                resumed = world.adapter.dealer_action(self.round_id, "resume")
+            except Refused as refused:
+                return world.refused(refused, (RESUME,), "a resume")
             self.state = self.paused_from
             self.log("resume")
             self.bets_still_open(resumed, "after resuming", (RESUME,))
@@ -169,12 +202,18 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             lost = {b: status.get(b) for b in self.open_bets if status.get(b) != "open"}
             if lost:
                 raise MoneyBroken(f"{when}, the round's bets are no longer open: {lost}", clauses)
+            if self.open_bets:
+                world.ledger.held(clauses, f"{when}, the round's {len(self.open_bets)} bets stand")
 
         @precondition(lambda self: self.state in ("betting", "closed", "paused"))
         @rule(action=st.sampled_from(("cancel", "void")))
         @stops_at_first_failure
         def refund_round(self, action: str) -> None:
-            world.adapter.dealer_action(self.round_id, action, "money machine")
+            clause = REFUND_CLAUSE[action] if world.game == "xocdia" else CANCEL
+            try:
+                world.adapter.dealer_action(self.round_id, action, "money machine")
+            except Refused as refused:
+                return world.refused(refused, (clause,), f"a {action} while {self.state}")
             for name, _code, stake in self.open_bets.values():
                 self.expected[name] += stake
             self.finish(action)
@@ -183,7 +222,11 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         @rule(outcome=st.sampled_from(outcomes))
         @stops_at_first_failure
         def result(self, outcome: tuple) -> None:
-            settled = world.adapter.enter_result(self.round_id, outcome)
+            try:
+                settled = world.adapter.enter_result(self.round_id, outcome)
+            except Refused as refused:
+                clause = RESULT[world.game]
+                return world.refused(refused, (clause,), f"the result {outcome}")
             shown = {b.bet_id: b for b in settled.bets}
             for bet_id, (name, code, stake) in self.open_bets.items():
                 want = expected_settlement(
@@ -197,6 +240,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                         f"returned {want.returned}, target shows {got}",
                         (SETTLE,),
                     )
+                world.ledger.held((SETTLE,), f"bet {bet_id} ({code} {stake}) on {outcome}")
             world.settled_bets += len(self.open_bets)
             self.finish(f"result {outcome}")
 
@@ -231,10 +275,9 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 )
             except Refused as refused:
                 if stake <= self.expected[name]:
-                    raise MoneyBroken(
-                        f"{name}'s bet of {stake} (balance {self.expected[name]}) "
-                        f"was refused: {refused}"
-                    ) from None
+                    what = f"{name}'s bet of {stake} during betting (balance {self.expected[name]})"
+                    return world.refused(refused, (WINDOW[world.game],), what)
+                world.ledger.held((BALANCE,), f"{name}'s bet of {stake} above the balance refused")
                 self.log(f"{name} bet {stake} on {code}: refused, balance too low")
                 return
             if stake > self.expected[name]:
@@ -263,11 +306,13 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 balance = world.adapter.balance(handle)
                 if balance < 0:
                     raise MoneyBroken(f"{name}'s balance is below zero: {balance}", (BALANCE,))
+                world.ledger.held((BALANCE,), f"{name}'s balance {balance} is not below zero")
                 if balance != self.expected[name]:
                     raise MoneyBroken(
                         f"{name}'s balance is {balance}, expected "
                         f"{self.expected[name]} (start minus stakes plus returns)"
                     )
+                world.ledger.held((MONEY,), f"{name}'s balance {balance} as the model says")
 
         @stops_at_first_failure
         def teardown(self) -> None:
@@ -278,6 +323,8 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                     raise MoneyBroken(
                         f"{name}'s bet record misses bets {sorted(missing)}", (RECALL,)
                     )
+                if self.placed[name]:
+                    world.ledger.held((RECALL,), f"{name}'s record shows their bets")
             if self.round_id is not None:
                 with contextlib.suppress(Refused):
                     world.adapter.dealer_action(self.round_id, "cancel", "money machine done")

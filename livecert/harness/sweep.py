@@ -70,6 +70,7 @@ class SweepRound:
     placed: list[BetView]
     table_id: str = ""
     pending: list[tuple[str, Decimal]] = field(default_factory=list)
+    opened: RoundView | None = None  # the round as the target answered its opening
 
 
 def offered_codes(adapter: TargetAdapter, paytable: Paytable) -> list[str]:
@@ -113,7 +114,7 @@ def bet_on_every_selection(
         return SweepRound(player, "", [], table_id, [(c, stake) for c in codes])
     opened = open_round(adapter, paytable.game, table_id)
     placed = adapter.place_bets(player, opened.round_id, [(c, stake) for c in codes])
-    return SweepRound(player, opened.round_id, placed)
+    return SweepRound(player, opened.round_id, placed, table_id, opened=opened)
 
 
 def settle_sweep_round(
@@ -123,10 +124,10 @@ def settle_sweep_round(
     sweep_round: SweepRound,
     outcome: Outcome,
 ) -> OutcomeReport:
-    """Close betting, enter `outcome`, and check every bet of the round against the oracle."""
+    """Enter `outcome` (betting closed by the dealer before) and check every bet of the round
+    against the oracle; an instant round bets and settles here, in one request."""
     if sweep_round.pending:
         return _settle_in_one_request(adapter, paytable, info, sweep_round, outcome)
-    adapter.close_betting(sweep_round.round_id)
     settled = adapter.enter_result(sweep_round.round_id, outcome)
     by_id = {b.bet_id: b for b in settled.bets}
     rows = [
@@ -176,7 +177,10 @@ def play_outcome(
     outcome: Outcome,
     stake: Decimal = SWEEP_STAKE,
 ) -> OutcomeReport:
-    """One whole sweep round: bet on every selection, enter `outcome`, check every settlement."""
+    """One whole sweep round: bet on every selection, close betting, enter `outcome`, check
+    every settlement."""
     one_request = instant(adapter, info)
     sweep_round = bet_on_every_selection(adapter, paytable, table_id, stake, one_request)
+    if not one_request:
+        adapter.close_betting(sweep_round.round_id)
     return settle_sweep_round(adapter, paytable, info, sweep_round, outcome)

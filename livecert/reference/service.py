@@ -343,8 +343,15 @@ class Service:
                 raise validation(
                     f"`reason` must be one of {', '.join(sorted(game.RESHAKE_REASONS))}"
                 )
-            if state != "closed":
-                raise round_state(f"round {rid} is {state}; a re-shake needs betting closed")
+            if state == "betting" and game.NAME != XOCDIA:
+                raise round_state(
+                    f"round {rid} is betting; a Sic Bo re-shake needs betting closed (the dice "
+                    "are shaken when betting ends, SB-RND-03)"
+                )
+            if state not in ("betting", "closed"):
+                raise round_state(f"round {rid} is {state}; it cannot be re-shaken")
+            # Xoc Dia is shaken during betting (XD-RND-01), so it may be re-shaken then too
+            # (XD-RND-03/04): betting stays open with its countdown, the bets stand.
             self._materialise_close(row, state)
             self.store.insert_event(rid, "reshake", reason, note, now)
             if game.NAME == XOCDIA and "reshake-returns-bets" in self.faults:
@@ -414,14 +421,18 @@ class Service:
             row, state, now = self._unfinished(rid, "resumed")
             if state != "paused":
                 raise round_state(f"round {rid} is {state}, not paused")
-            back = row["paused_from"]
+            back, remaining = row["paused_from"], row["remaining_ms"]
+            reopen = back == "closed" and row["game"] != XOCDIA
+            if reopen and "resume-reopens-betting" in self.faults:
+                # FAULT resume-reopens-betting: betting opens again with a fresh countdown
+                back, remaining = "betting", self.config.default_countdown_ms
             if back == "betting":
                 self.store.update_round(
                     rid,
                     state="betting",
                     paused_from=None,
                     remaining_ms=None,
-                    ends_at=now + row["remaining_ms"],
+                    ends_at=now + remaining,
                 )
             else:
                 self.store.update_round(rid, state="closed", paused_from=None, remaining_ms=None)
@@ -441,19 +452,32 @@ class Service:
                 times = 0  # FAULT cancel-refunds-nothing
             if status == "cancelled" and "cancel-refunds-twice" in self.faults:
                 times = 2  # FAULT cancel-refunds-twice
-            self._finish_refunded(rid, status, reason, now, times=times)
+            skip: frozenset[str] = frozenset()
+            if status == "cancelled" and "cancel-skips-disconnected" in self.faults:
+                skip = self._disconnected_bettors(rid)  # FAULT cancel-skips-disconnected
+            self._finish_refunded(rid, status, reason, now, times=times, skip=skip)
             return self._round_view(rid, ident)
 
-    def _refund_bets(self, rid: str, status: str, now: int, times: int = 1) -> None:
+    def _disconnected_bettors(self, rid: str) -> frozenset[str]:
+        """The players with open bets in the round who are disconnected now."""
+        players = {bet["player_id"] for bet in self.store.open_bets(rid)}
+        return frozenset(pid for pid in players if not self.store.player(pid)["connected"])
+
+    def _refund_bets(
+        self, rid: str, status: str, now: int, times: int = 1, skip: frozenset[str] = frozenset()
+    ) -> None:
         """Return the stake of every open bet of the round (outcome refund, win 0).
 
         `times` is 1 except under the cancel faults: 0 credits nothing, 2 credits every stake twice.
+        `skip` is empty except under cancel-skips-disconnected: those players' bets are left open.
         """
         keep = status == "void" and "void-keeps-stakes" in self.faults
         keep = keep and self._round(rid)["game"] == XOCDIA
         credits: dict[str, int] = defaultdict(int)
         updates = []
         for bet in self.store.open_bets(rid):
+            if bet["player_id"] in skip:
+                continue  # FAULT cancel-skips-disconnected: the bet stays open, its stake kept
             if keep:  # FAULT void-keeps-stakes
                 updates.append((status, "refund", 0, 0, now, bet["id"]))
                 continue
@@ -473,9 +497,10 @@ class Service:
         now: int,
         result: str | None = None,
         times: int = 1,
+        skip: frozenset[str] = frozenset(),
     ) -> None:
         """Cancel or void the round: every open bet refunded, the state and reason recorded."""
-        self._refund_bets(rid, status, now, times)
+        self._refund_bets(rid, status, now, times, skip)
         fields: dict[str, Any] = {"result": result} if result is not None else {}
         self.store.update_round(
             rid,
@@ -501,6 +526,8 @@ class Service:
                 result = game.parse_result(body, self.faults)
             except game.ResultError as exc:
                 raise ApiError(422, "INVALID_RESULT", str(exc)) from None
+            if row["state"] == "settled" and "result-settles-twice" in self.faults:
+                return self._settle_again(ident, rid, game, result)  # FAULT result-settles-twice
             row, state, now = self._unfinished(rid, "given a result")
             if game.NAME == XOCDIA and state in ("betting", "closed"):
                 void_reason = self._xocdia_void_reason(rid, state)
@@ -526,7 +553,23 @@ class Service:
             )
             self.store.finish_records(rid)
             self.store.insert_event(rid, "result", None, None, now)
-            return self._round_view(rid, ident)
+            view = self._round_view(rid, ident)
+            if "result-answers-another-round" in self.faults:
+                view = {**view, "round_id": f"{rid}-x"}  # FAULT result-answers-another-round
+            return view
+
+    def _settle_again(self, ident: Identity, rid: str, game: Any, result: tuple[Any, ...]) -> Json:
+        """Settle a settled round's bets again by a second result, crediting their returns once
+        more (only the result-settles-twice fault)."""
+        now = self.now()
+        settled = [bet for bet in self.store.bets_of_round(rid) if bet["status"] == "settled"]
+        self._settle(rid, game, result, now, settled)  # FAULT result-settles-twice
+        self.store.update_round(
+            rid, result=json.dumps(list(result)), settled_at=now, finished_at=now
+        )
+        self.store.finish_records(rid)
+        self.store.insert_event(rid, "result", None, None, now)
+        return self._round_view(rid, ident)
 
     def _xocdia_void_reason(self, rid: str, state: str) -> str | None:
         """Why a Xoc Dia result voids the round (XD-VOID-01), or None when it settles."""
@@ -542,13 +585,23 @@ class Service:
             return NO_SHAKE
         return None
 
-    def _settle(self, rid: str, game: Any, result: tuple[Any, ...], now: int) -> None:
-        """Settle every open bet of the round by the game's paytable and credit the returns."""
+    def _settle(
+        self,
+        rid: str,
+        game: Any,
+        result: tuple[Any, ...],
+        now: int,
+        bets: list[Row] | None = None,
+    ) -> None:
+        """Settle every open bet of the round by the game's paytable and credit the returns.
+
+        `bets` is given only by the result-settles-twice fault: the settled bets, settled again.
+        """
         declared = self.config.rounding
         credits: dict[str, int] = defaultdict(int)
         updates = []
         unpaid: set[str] = set()
-        for bet in self.store.open_bets(rid):
+        for bet in self.store.open_bets(rid) if bets is None else bets:
             selection, stake = bet["selection"], bet["stake"]
             outcome, odds = game.settle(selection, result, self.faults)
             if "disconnected-player-not-paid" in self.faults:
@@ -668,16 +721,24 @@ class Service:
         """Whether a seeded fault lets a round outside `betting` take a slip (never without one)."""
         sicbo = row["game"] != XOCDIA
         expired = state == "closed" and row["state"] == "betting"  # the countdown ran out
+        # FAULT reshake-takes-bets: a Sic Bo round that was re-shaken takes bets again
+        reshaken = sicbo and "reshake-takes-bets" in self.faults and self._reshaken(row["id"])
         allowed = {
             "bets-accepted-after-betting-closed": state == "closed" and not sicbo,  # FAULT
             "sicbo-bets-after-close-accepted": state == "closed" and sicbo,  # FAULT
+            "reshake-takes-bets": state == "closed" and reshaken,  # FAULT
             "countdown-not-enforced": expired,  # FAULT
             "bets-after-result-accepted": state == "settled",  # FAULT
             "paused-round-takes-bets": state == "paused",  # FAULT
         }
         # FAULT bets-accepted-after-betting-closed / sicbo-bets-after-close-accepted /
-        # countdown-not-enforced / bets-after-result-accepted / paused-round-takes-bets
+        # reshake-takes-bets / countdown-not-enforced / bets-after-result-accepted /
+        # paused-round-takes-bets
         return any(allowed[name] for name in allowed if name in self.faults)
+
+    def _reshaken(self, rid: str) -> bool:
+        """Whether a re-shake was recorded in the round (only the reshake-takes-bets fault)."""
+        return any(event["type"] == "reshake" for event in self.store.events_of_round(rid))
 
     def debit_later(self, pid: str, balance: int) -> None:
         """Write a balance computed earlier, outside the slip's transaction.

@@ -149,7 +149,7 @@ def environment_properties(certificate: dict) -> str:
     """Allure's Environment widget: target identity, versions, rounding, document hashes."""
     target, harness = certificate["target"], certificate["harness"]
     pairs = {
-        "Verdict": certificate["verdict"],
+        "Verdict": certificate.get("verdict_statement") or certificate["verdict"],
         "Target URL": target.get("url") or certificate["run"].get("target_url", ""),
         "Target implementation": f"{target.get('name', '?')} {target.get('version', '')}".strip(),
         "Harness": f"livecert {harness['version']}",

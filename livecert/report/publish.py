@@ -56,7 +56,7 @@ def _allure_summary(results: Path, certificate: dict, charts: list[Chart]) -> No
     entry = {
         "uuid": str(uuid.uuid4()),
         "historyId": "livecert-run-summary",
-        "name": f"Run summary: {certificate['verdict']}",
+        "name": f"Run summary: {certificate.get('verdict_statement') or certificate['verdict']}",
         "fullName": "livecert run summary",
         "status": "unknown",
         "stage": "finished",

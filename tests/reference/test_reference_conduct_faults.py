@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from reference_support import DEALER, OPERATOR, Casino, ContractClient, validate_schema
 
@@ -70,6 +71,31 @@ def test_bets_after_result_accepted(make_app: Any) -> None:
         assert casino.get_round(rnd["round_id"])["state"] == "settled"
 
 
+def _second_result(casino: Casino, game: str) -> tuple[int, str, list[Any]]:
+    """A winning bet settled, then the same result entered again: (its status, the balance,
+    the bets' outcome and returned)."""
+    _pid, player = casino.player("100.00")
+    if game == "sicbo":
+        rnd = casino.play(player, [1, 2, 3], ("SMALL", "10.00"))  # returned 20.00
+        again = casino.result(rnd["round_id"], [1, 2, 3])
+    else:
+        rnd = casino.play_xocdia(player, ["r", "r", "w", "w"], ("EVEN", "10.00"))  # 19.60
+        again = casino.tokens(rnd["round_id"], ["r", "r", "w", "w"])
+    bets = [(b["outcome"], b["returned"]) for b in casino.get_round(rnd["round_id"])["bets"]]
+    return again.status_code, casino.balance(player), bets
+
+
+def test_result_settles_twice(make_app: Any) -> None:
+    _api, faulty = _with(make_app, "result-settles-twice")
+    _api, clean = make_app()
+    # with the fault the second result is taken and the winner is credited a second time
+    assert _second_result(faulty, "sicbo") == (200, "130.00", [("win", "20.00")])
+    assert _second_result(faulty, "xocdia") == (200, "129.20", [("win", "19.60")])
+    # the same steps on the clean reference: refused (ROUND_STATE), the balance moved once
+    assert _second_result(clean, "sicbo") == (409, "110.00", [("win", "20.00")])
+    assert _second_result(clean, "xocdia") == (409, "109.60", [("win", "19.60")])
+
+
 def test_withdrawal_allowed(make_app: Any) -> None:
     api, casino = _with(make_app, "withdrawal-allowed", check=False)
     _pid, player = casino.player("100.00")
@@ -115,6 +141,44 @@ def test_sicbo_reshake_returns_bets(make_app: Any) -> None:
     assert casino.balance(player) == "100.00"
 
 
+def _bets_around_a_reshake(casino: Casino, game: str) -> tuple[int, int, list[Any], str]:
+    """A bet tried after close, then after a re-shake; answers both statuses, the settled bets
+    (selection, returned) and the balance."""
+    _pid, player = casino.player("100.00")
+    round_id = casino.open(casino.table(game))
+    casino.bet(round_id, player, ("BIG", "10.00"))
+    if game == "xocdia":
+        casino.event(round_id, "shake")
+    casino.close(round_id)
+    after_close = casino.bet(round_id, player, ("SMALL", "5.00")).status_code
+    reason = "dice-overlap" if game == "sicbo" else "items-fell"
+    assert casino.reshake(round_id, reason).status_code == 200
+    after_reshake = casino.bet(round_id, player, ("SMALL", "5.00")).status_code
+    if game == "sicbo":
+        settled = casino.result(round_id, [1, 2, 3]).json()
+    else:
+        settled = casino.tokens(round_id, ["w", "w", "w", "r"]).json()
+    bets = [(b["selection"], b["returned"]) for b in settled["bets"]]
+    return after_close, after_reshake, bets, casino.balance(player)
+
+
+def test_reshake_takes_bets(make_app: Any) -> None:
+    _api, faulty = _with(make_app, "reshake-takes-bets")
+    _api, clean = make_app()
+    # with the fault a Sic Bo round still refuses a bet once closed, but takes one after the
+    # re-shake: debited, committed, and settled with the round (SMALL wins on 1-2-3)
+    assert _bets_around_a_reshake(faulty, "sicbo") == (
+        409,
+        201,
+        [("BIG", "0.00"), ("SMALL", "10.00")],
+        "95.00",
+    )
+    assert _bets_around_a_reshake(clean, "sicbo") == (409, 409, [("BIG", "0.00")], "90.00")
+    # Xoc Dia is not touched by this fault
+    expected_xd = (409, 409, [("BIG", "0.00")], "90.00")
+    assert _bets_around_a_reshake(faulty, "xocdia") == expected_xd
+
+
 def test_paused_round_takes_bets(make_app: Any) -> None:
     api, casino = _with(make_app, "paused-round-takes-bets")
     _pid, player = casino.player("100.00")
@@ -147,6 +211,32 @@ def test_resume_voids_bets(make_app: Any) -> None:
     assert casino.balance(player) == "100.00"
 
 
+def _resume_after_close(api: ContractClient, casino: Casino, game: str) -> tuple[str, int, str]:
+    """A round paused after betting closed, resumed, then a bet tried: (the state after the
+    resume, the bet's status, the balance)."""
+    _pid, player = casino.player("100.00")
+    round_id = casino.open(casino.table(game))
+    casino.bet(round_id, player, ("BIG", "10.00"))
+    if game == "xocdia":
+        casino.event(round_id, "shake")
+    casino.close(round_id)
+    api.post(f"/v1/rounds/{round_id}/pause", json={"reason": "camera"}, headers=DEALER)
+    resumed = api.post(f"/v1/rounds/{round_id}/resume", headers=DEALER)
+    assert resumed.status_code == 200, resumed.text
+    late = casino.bet(round_id, player, ("SMALL", "5.00"))
+    return resumed.json()["state"], late.status_code, casino.balance(player)
+
+
+def test_resume_reopens_betting(make_app: Any) -> None:
+    faulty_api, faulty = _with(make_app, "resume-reopens-betting")
+    clean_api, clean = make_app()
+    # with the fault the resumed Sic Bo round is betting again and takes (and debits) a bet
+    assert _resume_after_close(faulty_api, faulty, "sicbo") == ("betting", 201, "85.00")
+    assert _resume_after_close(clean_api, clean, "sicbo") == ("closed", 409, "90.00")
+    # a Xoc Dia round resumes closed, fault or not
+    assert _resume_after_close(faulty_api, faulty, "xocdia") == ("closed", 409, "90.00")
+
+
 def test_cancel_refunds_nothing(make_app: Any) -> None:
     api, casino = _with(make_app, "cancel-refunds-nothing")
     _pid, player = casino.player("100.00")
@@ -172,6 +262,47 @@ def test_cancel_refunds_twice(make_app: Any) -> None:
     api.post(f"/v1/rounds/{round_id}/cancel", json={"reason": "x"}, headers=DEALER)
     assert _statuses(casino, round_id) == [("cancelled", "refund", "10.00")]
     assert casino.balance(player) == "110.00"
+
+
+def _cancel_with_one_disconnected(
+    api: ContractClient, casino: Casino, game: str
+) -> tuple[Any, ...]:
+    """Two players bet, one disconnects, the dealer cancels, the player reconnects: (the round's
+    state, its bets' status/outcome/returned, both balances)."""
+    _pid, gone = casino.player("100.00")
+    _pid2, here = casino.player("100.00")
+    round_id = casino.open(casino.table(game))
+    casino.bet(round_id, gone, ("BIG", "10.00"))
+    casino.bet(round_id, here, ("SMALL", "10.00"))
+    assert api.post("/v1/player/disconnect", headers=gone).json()["connected"] is False
+    cancelled = api.post(f"/v1/rounds/{round_id}/cancel", json={"reason": "x"}, headers=DEALER)
+    assert cancelled.status_code == 200, cancelled.text
+    api.post("/v1/player/connect", headers=gone)
+    return (
+        cancelled.json()["state"],
+        _statuses(casino, round_id),
+        casino.balance(gone),
+        casino.balance(here),
+    )
+
+
+@pytest.mark.parametrize("game", ["sicbo", "xocdia"])
+def test_cancel_skips_disconnected(make_app: Any, game: str) -> None:
+    faulty_api, faulty = _with(make_app, "cancel-skips-disconnected")
+    clean_api, clean = make_app()
+    # with the fault the disconnected player's bet stays open in the cancelled round, unrefunded
+    assert _cancel_with_one_disconnected(faulty_api, faulty, game) == (
+        "cancelled",
+        [("open", None, None), ("cancelled", "refund", "10.00")],
+        "90.00",
+        "100.00",
+    )
+    assert _cancel_with_one_disconnected(clean_api, clean, game) == (
+        "cancelled",
+        [("cancelled", "refund", "10.00"), ("cancelled", "refund", "10.00")],
+        "100.00",
+        "100.00",
+    )
 
 
 # -- disconnection -------------------------------------------------------------------------------
@@ -480,3 +611,18 @@ def test_a_capability_left_out_is_not_declared(make_app: Any) -> None:
     client = TestClient(create_app(Config(without=frozenset({"pause", "statistics"}))))
     declared = client.get("/v1/info").json()["capabilities"]
     assert "pause" not in declared and "statistics" not in declared and "reshake" in declared
+
+
+def test_result_answers_another_round(make_app: Any) -> None:
+    """The result's answer names another round; the round itself is settled as usual."""
+    for fault, named in (("result-answers-another-round", "{rid}-x"), (None, "{rid}")):
+        _api, casino = _with(make_app, fault) if fault else make_app()
+        _pid, player = casino.player("100.00")
+        rid = casino.open(casino.table())
+        casino.bet(rid, player, ("SMALL", "10.00"))
+        casino.close(rid)
+        answer = casino.result(rid, [1, 2, 3])
+        assert answer.status_code == 200
+        assert answer.json()["round_id"] == named.format(rid=rid), fault
+        assert casino.get_round(rid)["round_id"] == rid
+        assert casino.balance(player) == "110.00"

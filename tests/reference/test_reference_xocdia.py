@@ -365,7 +365,6 @@ def test_bowl_touched_token_cancels(casino: Casino, close_first: bool) -> None:
 def test_events_refused_in_the_wrong_state(api: ContractClient, casino: Casino) -> None:
     round_id = casino.open(casino.table("xocdia"))
     _error(casino.event(round_id, "rearrange"), 409, "ROUND_STATE")
-    _error(casino.reshake(round_id, "items-fell"), 409, "ROUND_STATE")
     assert casino.event(round_id, "shake").status_code == 200
     api.post(f"/v1/rounds/{round_id}/pause", json={"reason": "camera"}, headers=DEALER)
     for kind in ("shake", "rearrange", "bowl-touched-token"):
@@ -412,6 +411,40 @@ def test_reshake_keeps_bets_and_betting_closed(casino: Casino, reason: str) -> N
     rnd = casino.tokens(round_id, ["w", "w", "w", "r"]).json()
     assert rnd["state"] == "settled" and rnd["bets"][0]["win"] == "9.60"
     assert casino.balance(player) == "109.60"
+
+
+@pytest.mark.parametrize("reason", ["items-fell", "standing-token"])
+def test_reshake_during_betting_keeps_betting_open(casino: Casino, reason: str) -> None:
+    """Xoc Dia is shaken during betting (XD-RND-01), so it may be re-shaken then (XD-RND-03/04):
+    recorded, the bets stand, betting stays open with its countdown; a Sic Bo re-shake during
+    betting is refused (SB-RND-03: the dice are shaken when betting ends)."""
+    _pid, player = casino.player("100.00")
+    round_id = casino.open(casino.table("xocdia"))
+    assert casino.bet(round_id, player, ("SMALL", "10.00")).status_code == 201
+    assert casino.event(round_id, "shake").status_code == 200
+    ends_at = casino.get_round(round_id)["betting_ends_at"]
+    r = casino.reshake(round_id, reason)
+    assert r.status_code == 200, r.text
+    rnd = r.json()
+    assert (rnd["state"], rnd["betting_ends_at"]) == ("betting", ends_at)
+    assert (rnd["events"][-1]["type"], rnd["events"][-1]["reason"]) == ("reshake", reason)
+    assert [(b["status"], b["returned"]) for b in rnd["bets"]] == [("open", None)]
+    assert casino.bet(round_id, player, ("ODD", "5.00")).status_code == 201  # betting goes on
+    assert casino.balance(player) == "85.00"
+    casino.close(round_id)
+    rnd = casino.tokens(round_id, ["w", "w", "w", "r"]).json()
+    assert rnd["state"] == "settled"
+    assert [(b["selection"], b["returned"]) for b in rnd["bets"]] == [
+        ("SMALL", "19.60"),
+        ("ODD", "9.80"),
+    ]
+    assert casino.balance(player) == "114.40"
+    sb = casino.open(casino.table())
+    assert casino.bet(sb, player, ("BIG", "1.00")).status_code == 201
+    _error(casino.reshake(sb, "dice-overlap"), 409, "ROUND_STATE")
+    rnd = casino.get_round(sb)
+    assert (rnd["state"], rnd["events"]) == ("betting", [])
+    assert casino.balance(player) == "113.40"
 
 
 def test_dealer_void_and_cancel_on_xocdia(api: ContractClient, casino: Casino) -> None:

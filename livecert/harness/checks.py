@@ -1,0 +1,105 @@
+"""The checks one scenario made, clause by clause: the ground of every verdict.
+
+A clause passes only where a check *for it* ran and held, and fails only where a check *for it*
+failed; a scenario's tags say which clauses it may judge. A check naming a clause the scenario is
+not tagged with judges nothing there: it is kept apart (`untagged`), and when it failed the
+certificate reports a harness error (a scenario that finds something it may not judge is a
+tagging defect of the harness, never a pass). The record keeps, per clause, how many checks ran
+and held, the evidence of every failed check and one sample of the held ones: a Sic Bo sweep
+makes 23,760 settlement checks, and one line each would drown the record.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from livecert.harness.findings import ClauseFailure
+
+EVIDENCE_LIMIT = 2_000  # characters of one failed check's evidence kept in the run record
+FAILURES_KEPT = 50  # failed checks kept per clause and scenario (the count is always exact)
+
+
+@dataclass
+class ClauseTally:
+    """The checks of one clause in one scenario."""
+
+    ran: int = 0
+    held: int = 0
+    failures: list[str] = field(default_factory=list)
+    sample: str | None = None
+
+    @property
+    def failed(self) -> int:
+        return self.ran - self.held
+
+    def as_record(self) -> dict[str, Any]:
+        return {
+            "ran": self.ran,
+            "held": self.held,
+            "failed": self.failures,
+            "sample": self.sample,
+        }
+
+
+class CheckLedger:
+    """Counts the checks of one scenario per clause; `judged` are the clauses it may judge."""
+
+    def __init__(self, judged: Iterable[str]) -> None:
+        self.judged = frozenset(judged)
+        self.clauses: dict[str, ClauseTally] = {}
+        self.untagged: dict[str, ClauseTally] = {}
+
+    def __repr__(self) -> str:
+        return f"CheckLedger({len(self.clauses)} clauses judged)"
+
+    def _tallies(self, clauses: Iterable[str], judge_untagged: bool = False) -> list[ClauseTally]:
+        tallies = []
+        for clause in dict.fromkeys(clauses):
+            judged = judge_untagged or clause in self.judged
+            book = self.clauses if judged else self.untagged
+            tallies.append(book.setdefault(clause, ClauseTally()))
+        return tallies
+
+    def held(self, clauses: Iterable[str], what: str) -> None:
+        """A check for `clauses` ran and held; `what` says what it saw (kept once as a sample)."""
+        for tally in self._tallies(clauses):
+            tally.ran += 1
+            tally.held += 1
+            if tally.sample is None:
+                tally.sample = what[:EVIDENCE_LIMIT]
+
+    def failed(self, clauses: Iterable[str], evidence: str) -> ClauseFailure:
+        """A check for `clauses` failed: recorded; the ClauseFailure to raise is returned."""
+        failure = ClauseFailure(evidence, clauses)
+        self.record_failure(failure)
+        return failure
+
+    def record_failure(self, failure: ClauseFailure, judge_untagged: bool = False) -> None:
+        """Book a ClauseFailure (once: a failure raised through `failed` is already booked).
+        `judge_untagged` is for a finding of its own, like the contract's: an answer naming
+        another round fails its operation's duty in whatever scenario met it."""
+        if failure.booked:
+            return
+        failure.booked = True
+        for tally in self._tallies(failure.clauses, judge_untagged):
+            tally.ran += 1
+            if len(tally.failures) < FAILURES_KEPT:
+                tally.failures.append(str(failure)[:EVIDENCE_LIMIT])
+
+    def check(self, ok: bool, clauses: Iterable[str], failure: str, held: str = "") -> None:
+        """One check: held when `ok`, else raise the ClauseFailure saying `failure`."""
+        clauses = tuple(clauses)
+        if ok:
+            self.held(clauses, held or f"held: not {failure}")
+            return
+        raise self.failed(clauses, failure)
+
+    def ran_for(self, clause: str) -> int:
+        tally = self.clauses.get(clause)
+        return tally.ran if tally else 0
+
+    def as_record(self) -> dict[str, Any]:
+        return {
+            "clauses": {c: t.as_record() for c, t in sorted(self.clauses.items())},
+            "untagged": {c: t.as_record() for c, t in sorted(self.untagged.items())},
+        }
