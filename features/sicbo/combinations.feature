@@ -1,4 +1,4 @@
-@sicbo @REG-SETTLE-01 @REG-MONEY-01
+@sicbo @REG-MONEY-01
 Feature: Sic Bo: doubles, pairs, three singles, double and single, four numbers
   The combination bets: a specific double (two chosen different numbers both shown) pays 5:1, a pair
   (a chosen number on at least two dice) 10:1, three singles (three chosen different numbers) 30:1,

@@ -1,4 +1,4 @@
-@sicbo @REG-SETTLE-01 @REG-MONEY-01
+@sicbo @REG-MONEY-01
 Feature: Sic Bo: Small, Big, Odd and Even
   The even-money bets of the Sic Bo rules. Small is a total of 4 to 10, Big a total of 11 to 17,
   Odd and Even the parity of the total; each pays 1:1. Their loss on a triple is proven in

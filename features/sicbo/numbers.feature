@@ -1,4 +1,4 @@
-@sicbo @REG-SETTLE-01 @REG-MONEY-01
+@sicbo @REG-MONEY-01
 Feature: Sic Bo: a specific number
   A bet on a number from 1 to 6 pays 1:1 when one die shows it, 2:1 when two dice show it and 3:1
   when all three do.

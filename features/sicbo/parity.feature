@@ -1,4 +1,4 @@
-@sicbo @REG-SETTLE-01 @REG-MONEY-01
+@sicbo @REG-MONEY-01
 Feature: Sic Bo: all odd, all even, two and one
   All odd (every die odd) and all even (every die even) pay 6:1; two odd one even and two even one
   odd pay 3:2.

@@ -1,4 +1,4 @@
-@sicbo @readings @REG-SETTLE-01 @REG-MONEY-01
+@sicbo @readings @REG-MONEY-01
 Feature: Sic Bo: how the rules are read where they leave room
   The readings of RULES.md section D: four numbers needs three different numbers of the set, a
   specific double pays once when one of its numbers shows twice, and a pair wins on its triple.

@@ -1,4 +1,4 @@
-@sicbo @REG-SETTLE-01 @REG-MONEY-01
+@sicbo @REG-MONEY-01
 Feature: Sic Bo: a specific total
   A bet on a total from 4 to 17 pays 60:1 for 4 or 17, 30:1 for 5 or 16, 18:1 for 6 or 15, 12:1 for
   7 or 14, 8:1 for 8 or 13, 7:1 for 9 or 12 and 6:1 for 10 or 11. Totals 3 and 18 are not offered.

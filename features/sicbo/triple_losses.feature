@@ -1,4 +1,4 @@
-@sicbo @REG-SETTLE-01 @REG-MONEY-01
+@sicbo @REG-MONEY-01
 Feature: Sic Bo: a triple beats the even-money bets
   All Small, Big, Odd and Even bets lose when the result is a triple, whatever its total. A triple
   still wins every other bet it satisfies (RULES.md section D).

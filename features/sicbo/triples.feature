@@ -1,4 +1,4 @@
-@sicbo @REG-SETTLE-01 @REG-MONEY-01
+@sicbo @REG-MONEY-01
 Feature: Sic Bo: specific triple and any triple
   A specific triple pays 180:1 when all three dice show the chosen number; any triple pays 30:1
   when the result is one of the six triples.

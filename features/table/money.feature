@@ -25,7 +25,7 @@ Feature: Money is conserved when many players bet at once
 
   Rule: random sessions of bets, re-shakes, pauses, cancellations and results keep every balance right
 
-    @REG-MONEY-01 @REG-BAL-01 @REG-SETTLE-01 @REG-RECALL-01 @TBL-MAL-02
+    @REG-MONEY-01 @REG-BAL-01 @REG-SETTLE-01 @REG-RECALL-01 @TBL-MAL-02 @TBL-DISC-02
     Scenario Outline: Random sessions at a <game> table
       When three players and the dealer play 8 random sessions of up to 25 steps at a new <game> table
       Then after every step each balance was its start minus its stakes plus its returns

@@ -1,4 +1,4 @@
-@xocdia @REG-SETTLE-01 @REG-MONEY-01
+@xocdia @REG-MONEY-01
 Feature: Xoc Dia: odd, even, big and small
   Odd (an odd number of red) and even (an even number of red) pay 0.96:1. Big (more red than
   white) and Small (more white than red) pay 0.96:1 and return the stake on two white two red.

@@ -1,4 +1,4 @@
-@xocdia @REG-SETTLE-01 @REG-MONEY-01
+@xocdia @REG-MONEY-01
 Feature: Xoc Dia: the colour bets
   Four red and four white pay 14:1, one white three red and three white one red 2.8:1, two white
   two red 1.5:1, and four of a colour (four white or four red) 6.5:1.

@@ -16,7 +16,6 @@ from typing import Any
 from livecert.harness.findings import ClauseFailure
 
 EVIDENCE_LIMIT = 2_000  # characters of one failed check's evidence kept in the run record
-FAILURES_KEPT = 50  # failed checks kept per clause and scenario (the count is always exact)
 
 
 @dataclass
@@ -83,8 +82,7 @@ class CheckLedger:
         failure.booked = True
         for tally in self._tallies(failure.clauses, judge_untagged):
             tally.ran += 1
-            if len(tally.failures) < FAILURES_KEPT:
-                tally.failures.append(str(failure)[:EVIDENCE_LIMIT])
+            tally.failures.append(str(failure)[:EVIDENCE_LIMIT])
 
     def check(self, ok: bool, clauses: Iterable[str], failure: str, held: str = "") -> None:
         """One check: held when `ok`, else raise the ClauseFailure saying `failure`."""

@@ -58,6 +58,7 @@ MONEY, BALANCE, SETTLE, RECALL, RESUME = (
 
 
 REFUND_CLAUSE = {"cancel": CANCEL, "void": "XD-VOID-01"}
+DISCONNECTION = "TBL-DISC-02"
 
 
 class MoneyBroken(ClauseFailure):
@@ -297,6 +298,11 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         def connection(self, name: str, online: bool) -> None:
             (world.adapter.connect if online else world.adapter.disconnect)(self.handles[name])
             self.log(f"{name} {'reconnects' if online else 'disconnects'}")
+            if self.round_id is not None and self.open_bets:
+                # TBL-DISC-02: confirmed bets stay valid, whoever's connection drops
+                shown = world.adapter.get_round(self.round_id)
+                when = f"after {name} {'reconnected' if online else 'disconnected'}"
+                self.bets_still_open(shown, when, (DISCONNECTION,))
 
         # -- the checks after every step ------------------------------------------------------
         @invariant()

@@ -1,0 +1,51 @@
+"""The CheckLedger: what a scenario's checks judged, per clause."""
+
+import pytest
+
+from livecert.harness.checks import CheckLedger
+from livecert.harness.findings import ClauseFailure
+
+
+def test_a_held_check_counts_for_each_tagged_clause_and_keeps_one_sample() -> None:
+    ledger = CheckLedger(["SB-PAY-01", "REG-SETTLE-01"])
+    ledger.held(["SB-PAY-01", "REG-SETTLE-01"], "SMALL on 1 2 3 won 1.00")
+    ledger.held(["SB-PAY-01", "REG-SETTLE-01"], "SMALL on 1 2 4 won 1.00")
+    record = ledger.as_record()["clauses"]
+    assert record["SB-PAY-01"] == {
+        "ran": 2,
+        "held": 2,
+        "failed": [],
+        "sample": "SMALL on 1 2 3 won 1.00",
+    }
+
+
+def test_a_failed_check_is_raised_once_and_booked_once() -> None:
+    ledger = CheckLedger(["SB-PAY-08"])
+    with pytest.raises(ClauseFailure) as raised:
+        ledger.check(False, ["SB-PAY-08"], "TOTAL_10 paid 7:1")
+    ledger.record_failure(raised.value)  # the evidence plugin books what it meets: not again
+    tally = ledger.clauses["SB-PAY-08"]
+    assert (tally.ran, tally.held, len(tally.failures)) == (1, 0, 1)
+    assert "TOTAL_10 paid 7:1 [breaks SB-PAY-08]" in tally.failures[0]
+
+
+def test_a_check_on_a_clause_the_scenario_is_not_tagged_with_judges_nothing_there() -> None:
+    ledger = CheckLedger(["TBL-DISC-02"])
+    with pytest.raises(ClauseFailure):
+        ledger.check(False, ["SB-PAY-02"], "BIG lost on 4 5 6")
+    assert "SB-PAY-02" not in ledger.clauses
+    assert ledger.as_record()["untagged"]["SB-PAY-02"]["ran"] == 1
+    assert ledger.ran_for("TBL-DISC-02") == 0
+
+
+def test_a_finding_of_its_own_judges_its_clause_in_any_scenario() -> None:
+    ledger = CheckLedger(["SB-PAY-01"])
+    ledger.record_failure(ClauseFailure("a bet answer for round r2", ["REG-COMMIT-01"]), True)
+    assert ledger.clauses["REG-COMMIT-01"].failed == 1
+
+
+def test_every_failed_check_keeps_its_evidence() -> None:
+    ledger = CheckLedger(["REG-SETTLE-01"])
+    for code in range(120):
+        ledger.failed(["REG-SETTLE-01"], f"selection {code} settled wrong")
+    assert len(ledger.clauses["REG-SETTLE-01"].failures) == 120
