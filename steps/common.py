@@ -316,15 +316,19 @@ def result_refused(scene: Scene) -> None:
 
 @then(parsers.re(r"the (?P<label>.+?) bet is still open"))
 def bet_still_open(scene: Scene, label: str) -> None:
-    """After a refused result the bet stands unsettled (the result changed nothing)."""
+    """After a refused action the bet stands unsettled: the refusal changed nothing (judged on
+    the clauses that required the refusal: an impossible result SB-GEN-01 / XD-GEN-01 and
+    REG-INPUT-01, a withdrawal SB-RND-04)."""
     placed = scene.bet(label)
-    clauses = (paytable(scene.game).general_clause, "REG-INPUT-01")
+    clauses = scene.refused_by
+    if not clauses:
+        raise HarnessError("the scenario tried no action that should be refused")
     scene.refresh_round(scene.player(placed.player))
     bet = scene.shown_bet(placed, clauses)
     scene.checks.check(
         bet.status == "open",
         clauses,
-        f"after the refused result the {label} bet is {bet.status!r}, expected still 'open'",
+        f"after the refused action the {label} bet is {bet.status!r}, expected still 'open'",
         f"the {label} bet is still open",
     )
 

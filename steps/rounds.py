@@ -409,6 +409,7 @@ def new_bet_taken(scene: Scene, stake: str, label: str) -> None:
 @when(parsers.re(r"the player tries to withdraw the (?P<label>.+) bet"))
 def try_withdraw(scene: Scene, label: str) -> None:
     placed = scene.bet(label)
+    scene.refused_by = (NO_WITHDRAWAL,)
     scene.refusal = refusal(
         lambda: scene.adapter.withdraw_bet(scene.players[placed.player], placed.view.bet_id)
     )

@@ -186,7 +186,7 @@ _ENTRIES: tuple[Fault, ...] = (
     ),
     Fault(
         "sicbo-bets-after-close-accepted",
-        ("SB-RND-01", "REG-COMMIT-01"),
+        ("SB-RND-01", "SB-RND-04", "REG-COMMIT-01"),
         "a Sic Bo round takes bets in state closed (after close, during re-shakes)",
     ),
     Fault(
@@ -214,7 +214,7 @@ _ENTRIES: tuple[Fault, ...] = (
     ),
     Fault(
         "sicbo-reshake-returns-bets",
-        ("SB-RND-05", "SB-RND-06"),
+        ("SB-RND-05", "SB-RND-06", "SB-RND-04"),
         "a Sic Bo re-shake refunds the open bets (status void)",
     ),
     Fault(

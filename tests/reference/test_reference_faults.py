@@ -56,12 +56,12 @@ bets-accepted-after-betting-closed XD-RND-01,REG-COMMIT-01
 bad-token-accepted XD-GEN-01,REG-INPUT-01
 declares-wrong-max-rtp-xocdia XD-RTP-01,REG-RTP-01
 countdown-not-enforced SB-RND-01,XD-RND-01,REG-COMMIT-01
-sicbo-bets-after-close-accepted SB-RND-01,REG-COMMIT-01
+sicbo-bets-after-close-accepted SB-RND-01,SB-RND-04,REG-COMMIT-01
 bets-after-result-accepted SB-RND-01,XD-RND-01,REG-COMMIT-01
 result-settles-twice REG-MONEY-01,REG-INPUT-01
 withdrawal-allowed SB-RND-04
 withdrawal-allowed-after-close SB-RND-04
-sicbo-reshake-returns-bets SB-RND-05,SB-RND-06
+sicbo-reshake-returns-bets SB-RND-05,SB-RND-06,SB-RND-04
 reshake-takes-bets SB-RND-04,REG-COMMIT-01
 paused-round-takes-bets TBL-MAL-01
 paused-round-takes-result TBL-MAL-01
