@@ -75,7 +75,6 @@ def named_player_bets(scene: Scene, name: str, stake: str, label: str) -> None:
 SETTLES_AS_USUAL = (
     "TBL-DISC-02",
     "TBL-MAL-02",
-    "XD-RND-01",
     "XD-RND-02",
     "XD-RND-03",
     "XD-RND-04",
@@ -152,14 +151,14 @@ def _check_settlement(
     what = f"{label} ({placed.code}) staked {placed.stake} on {scene.outcome}"
     scene.checks.check(
         actual.status == "settled",
-        (*_settles_as_usual(scene), SETTLE_DUTY),
+        _settles_as_usual(scene) or (SETTLE_DUTY,),
         f"{what}: status {actual.status!r} when the round ended, expected 'settled'",
         f"{what}: settled",
     )
     if _settled_right_for_a_connected_player(scene, placed, outcome, win):
         # the paytable is right for a player who stayed connected: the difference is the
         # disconnection's (TBL-DISC-02: confirmed bets stay valid), not the paytable's
-        paid_by = (DISCONNECTION, SETTLE_DUTY)
+        paid_by = (DISCONNECTION,)
         what += f" by {player}, who disconnected in the round"
     problems = []
     if actual.outcome != outcome:

@@ -124,8 +124,21 @@ def round_is(scene: Scene, state: str) -> None:
 
 def _refund_clauses(scene: Scene, player: str) -> tuple[str, ...]:
     """A refund of the bets of a player who disconnected in the round is also TBL-DISC-02
-    (their confirmed bets stay valid, so they are refunded like everyone's)."""
-    return (*REFUNDS, "TBL-DISC-02") if player in scene.were_offline else REFUNDS
+    (their confirmed bets stay valid, so they are refunded like everyone's) where a player who
+    stayed connected was refunded right: the difference is then the disconnection's."""
+    if player not in scene.were_offline or not _connected_refunded_right(scene):
+        return REFUNDS
+    return (*REFUNDS, "TBL-DISC-02")
+
+
+def _connected_refunded_right(scene: Scene) -> bool:
+    connected = [b for b in scene.bets if b.player not in scene.were_offline]
+    if not connected:
+        return False
+    shown = {b.bet_id: b for b in scene.round.bets}
+    return all(
+        (bet := shown.get(p.view.bet_id)) is not None and bet.returned == p.stake for p in connected
+    )
 
 
 @then("every bet of every player is returned and nothing is paid")
@@ -336,8 +349,11 @@ def bet_refused(scene: Scene) -> None:
 
 @then("the bet is taken")
 def bet_taken(scene: Scene) -> None:
-    """SB-RND-01 / XD-RND-01: a bet during the countdown is taken."""
+    """SB-RND-01 / XD-RND-01: a bet during the countdown is taken (SB-RND-02 when the player
+    already has a bet in the round: several bets in one round)."""
     clauses = (scene.window_clauses()[0],)
+    if scene.refusal is not None and scene.bets:
+        clauses = scene.bet_clauses("player", scene.bets[-1].code)
     scene.checks.check(
         scene.refusal is None,
         clauses,
@@ -393,7 +409,7 @@ def new_bet_refused(scene: Scene, stake: str, label: str) -> None:
 @then(parsers.re(r"a new bet of (?P<stake>\d+\.\d+) on (?P<label>.+) is taken"))
 def new_bet_taken(scene: Scene, stake: str, label: str) -> None:
     """After a resume from betting, betting goes on (TBL-MAL-02, the betting window)."""
-    clauses = (*RESUMED, scene.window_clauses()[0])
+    clauses = scene.bet_clauses("player", selection_code(label, scene.game), *RESUMED)
     refused = scene.try_place(label, Decimal(stake))
     scene.checks.check(
         refused is None,

@@ -47,10 +47,15 @@ Feature: Sic Bo: a player who disconnects
 
   Rule: a disconnected player's bets are refunded when the round is cancelled
 
+    Player C stays connected: where C is refunded and the disconnected player is not, the
+    difference is the disconnection's (TBL-DISC-02).
+
     @TBL-DISC-02 @TBL-MAL-03
     Scenario: The player disconnects and the round is then cancelled
       Given player A has a balance of 1000.00
+      And player C has a balance of 1000.00
       And player A bets 10.00 on Big
+      And player C bets 10.00 on Big
       And player A bets 10.00 on Total 15
       When player A disconnects
       Then player A's bets are still open

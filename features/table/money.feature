@@ -31,7 +31,7 @@ Feature: Money is conserved when many players bet at once
       Then after every step each balance was its start minus its stakes plus its returns
 
       # a refusal of an action the rules allow is judged on the clause of that action
-      @sicbo @SB-RND-01 @SB-RND-03 @SB-RND-05 @SB-RND-06 @TBL-MAL-01 @TBL-MAL-03
+      @sicbo @SB-RND-01 @SB-RND-02 @SB-RND-03 @SB-RND-05 @SB-RND-06 @TBL-MAL-01 @TBL-MAL-03
       Examples: Sic Bo
         | game   |
         | Sic Bo |

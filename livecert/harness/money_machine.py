@@ -37,7 +37,14 @@ from livecert.contract import ContractViolation
 from livecert.harness.checks import CheckLedger
 from livecert.harness.dealer import open_round
 from livecert.harness.findings import ClauseFailure
-from livecert.harness.round_clauses import CANCEL, PAUSE, RESHAKE, RESULT, WINDOW
+from livecert.harness.round_clauses import (
+    CANCEL,
+    PAUSE,
+    RESHAKE,
+    RESULT,
+    SEVERAL_BETS,
+    WINDOW,
+)
 from livecert.rules import all_outcomes, expected_settlement, load_paytable
 
 START = Decimal("50.00")
@@ -212,9 +219,20 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         def refund_round(self, action: str) -> None:
             clause = REFUND_CLAUSE[action] if world.game == "xocdia" else CANCEL
             try:
-                world.adapter.dealer_action(self.round_id, action, "money machine")
+                shown = world.adapter.dealer_action(self.round_id, action, "money machine")
             except Refused as refused:
                 return world.refused(refused, (clause,), f"a {action} while {self.state}")
+            # the refund is the rule's (every bet returned); the balances then judge the money
+            returned = {b.bet_id: b.returned for b in shown.bets}
+            short = {
+                b: returned.get(b)
+                for b, (_n, _c, s) in self.open_bets.items()
+                if returned.get(b) != s
+            }
+            if short:
+                raise MoneyBroken(f"after a {action}, bets not returned: {short}", (clause,))
+            if self.open_bets:
+                world.ledger.held((clause,), f"a {action} returned {len(self.open_bets)} bets")
             for name, _code, stake in self.open_bets.values():
                 self.expected[name] += stake
             self.finish(action)
@@ -277,7 +295,10 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             except Refused as refused:
                 if stake <= self.expected[name]:
                     what = f"{name}'s bet of {stake} during betting (balance {self.expected[name]})"
-                    return world.refused(refused, (WINDOW[world.game],), what)
+                    again = any(n == name for n, _c, _s in self.open_bets.values())
+                    several = world.game == "sicbo" and again  # a first bet of theirs was taken
+                    clause = SEVERAL_BETS if several else WINDOW[world.game]
+                    return world.refused(refused, (clause,), what)
                 world.ledger.held((BALANCE,), f"{name}'s bet of {stake} above the balance refused")
                 self.log(f"{name} bet {stake} on {code}: refused, balance too low")
                 return
