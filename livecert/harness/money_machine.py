@@ -231,7 +231,9 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             }
             if short:
                 raise MoneyBroken(f"after a {action}, bets not returned: {short}", (clause,))
-            if self.open_bets:
+            if self.open_bets and (action == "void" or self.state == "paused"):
+                # credited only where the rule's situation is met: a cancel after a pause for a
+                # malfunction (TBL-MAL-03), so a target without pause never passes it here
                 world.ledger.held((clause,), f"a {action} returned {len(self.open_bets)} bets")
             for name, _code, stake in self.open_bets.values():
                 self.expected[name] += stake
