@@ -384,26 +384,9 @@ def new_bet_refused(scene: Scene, stake: str, label: str) -> None:
     """TBL-MAL-01 (a paused round takes no bet, RULES.md D), SB-RND-04 and REG-COMMIT-01 (no bet
     after betting closed, also not on a re-shake), or SB-RND-01 / XD-RND-01 (bets only during the
     betting period): whichever the round's phase makes it."""
-    clauses = _late_bet_clauses(scene)
+    phase = f"while the round is {scene.phase or 'closed'}"
     code = selection_code(label, scene.game)
-    handle = scene.player("latecomer", Decimal("100.00"))
-    before = scene.adapter.balance(handle)
-    round_id = scene.round.round_id
-    refused = refusal(lambda: scene.adapter.place_bets(handle, round_id, [(code, Decimal(stake))]))
-    scene.checks.check(
-        refused is not None,
-        clauses,
-        f"a bet on {label} was accepted while the round was {scene.round_state()} "
-        f"({scene.phase or 'closed'})",
-        f"a bet on {label} was refused ({scene.phase}): {refused}",
-    )
-    balance = scene.adapter.balance(handle)
-    scene.checks.check(
-        balance == before,
-        clauses,
-        f"a refused bet moved the balance from {before} to {balance}",
-        f"the refused bet left the balance at {balance}",
-    )
+    scene.late_bet_refused(_late_bet_clauses(scene), phase, code, Decimal(stake))
 
 
 @then(parsers.re(r"a new bet of (?P<stake>\d+\.\d+) on (?P<label>.+) is taken"))

@@ -37,11 +37,7 @@ def result_shows(scene: Scene, dice: str, total: str) -> None:
 @when("the dealer shakes the dice cup")
 def dealer_shakes(scene: Scene) -> None:
     """SB-RND-03: when betting ends the dealer shakes."""
-    scene.expect_state(("closed",), ("SB-RND-03",), "the shake")
-    round_id = scene.round.round_id
-    scene.round = scene.act(
-        ("SB-RND-03",), "the shake", lambda: scene.adapter.record_event(round_id, "shake")
-    )
+    scene.dealer_event_after_close("shake", ("SB-RND-03",), "the shake")
 
 
 @then("the round shows the dealer's shake")

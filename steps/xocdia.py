@@ -67,13 +67,7 @@ def dealer_tries_to_reveal(scene: Scene, tokens: str) -> None:
 @when("the dealer rearranges overlapping tokens with a stick")
 def dealer_rearranges(scene: Scene) -> None:
     """XD-RND-02: after the bowl is lifted (betting over), without changing the result."""
-    scene.expect_state(("closed",), ("XD-RND-02",), "rearranging the tokens")
-    round_id = scene.round.round_id
-    scene.round = scene.act(
-        ("XD-RND-02",),
-        "rearranging the tokens",
-        lambda: scene.adapter.record_event(round_id, "rearrange"),
-    )
+    scene.dealer_event_after_close("rearrange", ("XD-RND-02",), "rearranging the tokens")
     scene.phase, scene.late_bet_clauses = "re-shake", ("XD-RND-02", "REG-COMMIT-01")
     scene.left_in("closed", ("XD-RND-02",), "rearranging")
 
@@ -81,12 +75,8 @@ def dealer_rearranges(scene: Scene) -> None:
 @when("the bowl touches a token as the dealer lifts it")
 def bowl_touches_token(scene: Scene) -> None:
     """XD-VOID-02: the bowl is lifted after betting; touching a token cancels the round."""
-    scene.expect_state(("closed",), ("XD-VOID-02",), "lifting the bowl")
-    round_id = scene.round.round_id
-    scene.round = scene.act(
-        ("XD-VOID-02",),
-        "the bowl touching a token",
-        lambda: scene.adapter.record_event(round_id, "bowl-touched-token"),
+    scene.dealer_event_after_close(
+        "bowl-touched-token", ("XD-VOID-02",), "lifting the bowl as it touches a token"
     )
 
 
