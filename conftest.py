@@ -5,6 +5,7 @@ pytest_plugins = [
     "fixtures.target",
     "fixtures.scene",
     "fixtures.evidence",
+    "fixtures.step_lookup",
     "steps.common",
     "steps.sweep",
     "steps.rounds",

@@ -96,6 +96,13 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="certify only these clauses (e.g. SB-PAY-16,REG-SETTLE-01); the others are listed "
         "as not selected",
     )
+    parser.add_argument(
+        "--sweep-only",
+        metavar="ID[,ID...]",
+        default="",
+        help="play the sweep with bets only on the selections of these paytable clauses (e.g. "
+        "SB-PAY-08): a quicker re-test of a fix; the run is partial and says so",
+    )
     parser.add_argument("--quiet", action="store_true", help="less progress output")
     parser.add_argument(
         "--no-html",
@@ -186,6 +193,7 @@ def _run_certify(args: argparse.Namespace) -> int:
         reference_rounding=args.reference_rounding,
         reference_without=args.reference_without,
         clauses=clauses,
+        sweep_only=tuple(c.strip() for c in args.sweep_only.split(",") if c.strip()),
         quiet=args.quiet,
         html=not args.no_html,
         pytest_args=args.pytest_args,

@@ -256,7 +256,7 @@ def _rtp(records: list[dict], games: tuple[str, ...], target: dict) -> dict[str,
         result[game] = {
             "stated_max_percent": table.declared_max_rtp_percent,
             "declared_max_percent": (target.get("max_rtp") or {}).get(game),
-            "measured_max_percent": best["measured"] if best else None,
+            "measured_max_percent": best.get("measured") if best else None,
             "rolls": rows["rolls"] if rows else None,
             "selections": {
                 r["code"]: {
@@ -311,8 +311,11 @@ def build_certificate(
     games: tuple[str, ...],
     run: dict[str, Any],
     selected: tuple[str, ...] = (),
+    sweep_only: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """The certificate of one run, from its run record (of `selected` clauses only, if given)."""
+    """The certificate of one run, from its run record (of `selected` clauses only, if given;
+    with the sweep narrowed to the selections of the `sweep_only` clauses, if given)."""
+    partial = bool(selected or sweep_only)
     target = next((r for r in records if r["type"] == "target"), {})
     scenarios = [r for r in records if r["type"] == "scenario"]
     target_errors = [r["message"] for r in records if r["type"] == "target_error"]
@@ -345,7 +348,7 @@ def build_certificate(
         verdict = "compliant"
         reasons.append(
             f"all {len(in_scope)} selected clauses passed (a partial run, not a certification)"
-            if selected
+            if partial
             else f"all {len(in_scope)} clauses in scope passed"
         )
     if target_errors:
@@ -363,7 +366,7 @@ def build_certificate(
             f"they are not certified): {', '.join(untestable)}"
         )
     outside = [c for c, row in statuses.items() if not row["in_scope"] and c not in unselected]
-    statement = _verdict_statement(verdict, in_scope, failed, bool(selected))
+    statement = _verdict_statement(verdict, in_scope, failed, partial)
     counts = defaultdict(int)
     for s in scenarios:
         counts[s["outcome"]] += 1
@@ -381,7 +384,8 @@ def build_certificate(
             "clauses_in_scope": in_scope,
             "clauses_outside_scope": outside,
             "clauses_not_selected": sorted(unselected),
-            "partial": bool(selected),
+            "partial": partial,
+            "sweep_only": sorted(sweep_only),
             "statement": (
                 f"{len(in_scope)} clauses in scope for {', '.join(games)}; {len(outside)} "
                 "clauses of the catalogue are outside this harness version's scope and are "
@@ -391,6 +395,13 @@ def build_certificate(
                     f"{len(unselected)} clauses in scope were not selected, not judged and not "
                     "certified"
                     if selected
+                    else ""
+                )
+                + (
+                    f"; the sweep bet only on the selections of {', '.join(sorted(sweep_only))} "
+                    "(--sweep-only): the other selections were not swept, and the highest "
+                    "return over every selection of a narrowed game was not judged"
+                    if sweep_only
                     else ""
                 )
             ),

@@ -19,10 +19,13 @@ from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import is_contract_clause
 from livecert.harness.run_record import read_run_record
+from livecert.harness.sweep import sweep_only_problem
 from livecert.report import publish
 from livecert.rules.paytable import use_profile
 from livecert.rules.profiles import load_profile
 
+# the pytest plugins the certification suite needs, loaded by name (autoloading is off)
+SUITE_PLUGINS = ("pytest_bdd.plugin", "allure_pytest_bdd.plugin", "_hypothesis_pytestplugin")
 EXIT_CODES = {"compliant": 0, "non-compliant": 1, "incomplete": 2}
 GAME_CHOICES = ("sicbo", "xocdia", "all")
 
@@ -45,6 +48,7 @@ class CertifyOptions:
     reference_rounding: str | None = None
     reference_without: list[str] = field(default_factory=list)
     clauses: tuple[str, ...] = ()
+    sweep_only: tuple[str, ...] = ()  # paytable clauses the sweep is narrowed to (a partial run)
     quiet: bool = False
     html: bool = True
     pytest_args: list[str] = field(default_factory=list)
@@ -100,6 +104,14 @@ def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[st
         marker,
         "-p",
         "no:cacheprovider",
+        # only the plugins the suite is written for (PYTEST_DISABLE_PLUGIN_AUTOLOAD in
+        # certify()): a plugin installed beside livecert (one reordering tests, say) must not
+        # change a certification, and loading every installed one costs each run its import
+        *(arg for plugin in SUITE_PLUGINS for arg in ("-p", plugin)),
+        # its hunt for exceptions raised in finalisers collects the garbage twice at the end, a
+        # few tenths of a second of every run; a certification reads no warnings
+        "-p",
+        "no:unraisableexception",
         # every step states what it checked in its own words: pytest's assertion rewriting
         # would only cost a second per run (plugins re-rewritten when bytecode is not cached)
         "--assert=plain",
@@ -128,16 +140,21 @@ def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[st
         command.append(f"--reference-rounding={options.reference_rounding}")
     for capability in options.reference_without:
         command.append(f"--reference-without={capability}")
+    if options.sweep_only:
+        command.append(f"--sweep-only={','.join(options.sweep_only)}")
     return command + options.pytest_args
 
 
 def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     """Run the certification; answer the exit status, the certificate and the report folder."""
+    problem = sweep_only_problem(options.sweep_only)
+    if problem:
+        raise CertifyError(problem)
     root = project_root()
     base = options.report_dir
     folder = new_report_dir(Path("reports")) if base is None else base
     folder.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # SUITE_PLUGINS only
     if options.operator_token:
         env["LIVECERT_OPERATOR_TOKEN"] = options.operator_token
     if options.dealer_token:
@@ -173,7 +190,9 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         },
     }
     use_profile(load_profile(options.rules))  # the certificate's RTP tables follow the profile
-    certificate = build_certificate(records, options.games, run, options.clauses)
+    certificate = build_certificate(
+        records, options.games, run, options.clauses, options.sweep_only
+    )
     (folder / "certificate.json").write_text(
         json.dumps(certificate, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )

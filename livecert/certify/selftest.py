@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from livecert.harness.interruption import interrupt_and_finish
+from livecert.harness.sweep import sweep_clauses
+from livecert.rules import load_paytable
 
 CLEAN = "(no fault)"
 RESTART_FAULTS = {"interrupted-round-lost"}  # judged by restarting the reference, not by certify
@@ -120,12 +122,27 @@ def game_for(clauses: list[str]) -> str:
     return games.pop() if games else "xocdia"
 
 
+def sweep_only_for(clauses: list[str]) -> list[str]:
+    """The paytable clauses a fault's run may narrow the sweep to (`--sweep-only`): those it
+    declares, unless it also declares a game's maximum-RTP clause, whose check is over every
+    selection (a run narrowed to the declared clauses could not fail it)."""
+    named, max_rtp = [], set()
+    for game in ("sicbo", "xocdia"):
+        table = load_paytable(game)
+        named += [c for c in clauses if c in sweep_clauses(table)]
+        max_rtp.add(table.rtp_clause)
+    return [] if max_rtp & set(clauses) else named
+
+
 def _certify_run(fault: str, expected: list[str], folder: Path, full: bool) -> FaultRun:
     game = "all" if fault == CLEAN else game_for(expected)
     args = ["certify", "--quiet", "--no-html", "--report-dir", str(folder), "--game", game]
     if fault != CLEAN:
         if not full:
             args += ["--clauses", ",".join(expected)]
+            narrowed = sweep_only_for(expected)
+            if narrowed:
+                args += ["--sweep-only", ",".join(narrowed)]
         args += ["--reference-fault", fault]
     scope = "full" if full or fault == CLEAN else "declared"
     started = time.monotonic()

@@ -113,4 +113,6 @@ class Contract:
 def load_contract() -> Contract:
     """The certification contract shipped with livecert."""
     text = resources.files("livecert.contract").joinpath("openapi.yaml").read_text("utf-8")
-    return Contract(yaml.safe_load(text))
+    # libyaml's safe loader when PyYAML has it: the same documents, ten times faster (every
+    # certify run loads the contract in three processes)
+    return Contract(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))

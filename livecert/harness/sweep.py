@@ -5,6 +5,7 @@ certification run does: create a player, open a round, place one slip of every s
 betting, enter the result (whose answer carries every settlement).
 """
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -13,7 +14,7 @@ from livecert.adapters.base import TargetAdapter
 from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
 from livecert.harness.dealer import open_round
 from livecert.harness.settlement_check import SettlementRow, check_bet
-from livecert.rules import Paytable
+from livecert.rules import Paytable, load_paytable
 from livecert.rules.conditions import Outcome
 
 SWEEP_STAKE = Decimal("1.00")
@@ -81,6 +82,37 @@ def offered_codes(adapter: TargetAdapter, paytable: Paytable) -> list[str]:
     return [c for c in codes if offers(paytable.game, c)] if offers else codes
 
 
+def sweep_clauses(paytable: Paytable) -> set[str]:
+    """The clauses whose selections the sweep bets on: the paytable clauses of the game."""
+    return {s.clause for s in paytable.selections}
+
+
+def sweep_only_problem(named: Collection[str]) -> str | None:
+    """What is wrong with the clauses `--sweep-only` names, if anything: each must be a paytable
+    clause (one that selections belong to) of one of the games."""
+    known = sweep_clauses(load_paytable("sicbo")) | sweep_clauses(load_paytable("xocdia"))
+    unknown = sorted(set(named) - known)
+    if not unknown:
+        return None
+    return (
+        f"--sweep-only names {', '.join(unknown)}, which no selection of the paytables belongs "
+        "to; name paytable clauses such as SB-PAY-08 or XD-PAY-03"
+    )
+
+
+def swept_codes(
+    adapter: TargetAdapter, paytable: Paytable, only: Collection[str] = ()
+) -> list[str]:
+    """The selections the sweep bets on: every one the target offers or, when `only` names
+    paytable clauses of this game (`--sweep-only`), those of the named clauses among them."""
+    codes = offered_codes(adapter, paytable)
+    named = set(only) & sweep_clauses(paytable)
+    if not named:
+        return codes
+    clause_of = {s.code: s.clause for s in paytable.selections}
+    return [c for c in codes if clause_of[c] in named]
+
+
 def clauses_not_offered(adapter: TargetAdapter, paytable: Paytable) -> dict[str, str]:
     """Clauses none of whose selections the target offers, with the reason: not testable."""
     offered = set(offered_codes(adapter, paytable))
@@ -105,10 +137,12 @@ def bet_on_every_selection(
     table_id: str,
     stake: Decimal = SWEEP_STAKE,
     one_request: bool = False,
+    only: Collection[str] = (),
 ) -> SweepRound:
     """Create a player with just enough balance, open a round, place one slip of every selection
-    the target offers (or, `one_request`, keep the slip for the request that also settles it)."""
-    codes = offered_codes(adapter, paytable)
+    the target offers, or of those of the clauses `only` names (or, `one_request`, keep the slip
+    for the request that also settles it)."""
+    codes = swept_codes(adapter, paytable, only)
     player = adapter.create_player(stake * len(codes))
     if one_request:
         return SweepRound(player, "", [], table_id, [(c, stake) for c in codes])
@@ -176,11 +210,12 @@ def play_outcome(
     table_id: str,
     outcome: Outcome,
     stake: Decimal = SWEEP_STAKE,
+    only: Collection[str] = (),
 ) -> OutcomeReport:
-    """One whole sweep round: bet on every selection, close betting, enter `outcome`, check
-    every settlement."""
+    """One whole sweep round: bet on every selection (of the clauses `only` names, if any),
+    close betting, enter `outcome`, check every settlement."""
     one_request = instant(adapter, info)
-    sweep_round = bet_on_every_selection(adapter, paytable, table_id, stake, one_request)
+    sweep_round = bet_on_every_selection(adapter, paytable, table_id, stake, one_request, only)
     if not one_request:
         adapter.close_betting(sweep_round.round_id)
     return settle_sweep_round(adapter, paytable, info, sweep_round, outcome)

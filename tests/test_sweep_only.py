@@ -1,0 +1,121 @@
+"""`--sweep-only`: the sweep narrowed to the selections of named paytable clauses, a quicker
+re-test of one clause. A narrowed run is partial and says so; the clause that needs every
+selection (the game's highest return) is never judged on it; a seeded fault on a named clause is
+still caught; a name that is no paytable clause is refused before anything runs."""
+
+import subprocess
+import sys
+from decimal import Decimal
+
+from cli_support import certify
+
+from livecert.certify.selftest import sweep_only_for
+from livecert.harness.sweep import bet_on_every_selection, sweep_only_problem, swept_codes
+from livecert.harness.vocabulary import paytable
+
+
+class _Offering:
+    """A stand-in adapter offering every selection but `missing`, recording the slip it gets."""
+
+    def __init__(self, missing: frozenset[str] = frozenset()) -> None:
+        self.missing, self.slip = missing, []
+
+    def offers(self, game: str, code: str) -> bool:
+        return code not in self.missing
+
+    def create_player(self, balance: Decimal):
+        self.balance = balance
+        return "player"
+
+
+def test_the_sweep_bets_only_on_the_named_clauses_selections() -> None:
+    sicbo = paytable("sicbo")
+    totals = [s.code for s in sicbo.selections if s.clause == "SB-PAY-08"]
+    assert len(totals) == 14  # totals 4 to 17
+    assert swept_codes(_Offering(), sicbo, {"SB-PAY-08"}) == totals
+    # clauses of another game or duties leave this game's sweep whole
+    assert swept_codes(_Offering(), sicbo, {"XD-PAY-03", "REG-SETTLE-01"}) == [
+        s.code for s in sicbo.selections
+    ]
+    # a selection the target does not offer stays out of the narrowed sweep too
+    assert swept_codes(_Offering(frozenset({"TOTAL_10"})), sicbo, {"SB-PAY-08"}) == [
+        c for c in totals if c != "TOTAL_10"
+    ]
+    # the player gets just enough for the narrowed slip (an instant round keeps it pending)
+    adapter = _Offering()
+    swept = bet_on_every_selection(
+        adapter, sicbo, "t1", Decimal("1.00"), one_request=True, only={"SB-PAY-08"}
+    )
+    assert [code for code, _ in swept.pending] == totals and adapter.balance == Decimal("14.00")
+
+
+def test_a_name_that_is_no_paytable_clause_is_refused() -> None:
+    assert sweep_only_problem(["SB-PAY-08", "XD-PAY-03"]) is None
+    problem = sweep_only_problem(["SB-PAY-08", "REG-SETTLE-01", "SB-RND-01"])
+    assert problem is not None and "REG-SETTLE-01, SB-RND-01" in problem
+    done = subprocess.run(
+        [sys.executable, "-m", "livecert.cli", "certify", "--sweep-only", "SB-RTP-01"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "--sweep-only names SB-RTP-01" in done.stderr and "SB-PAY-08" in done.stderr
+
+
+def test_the_self_test_narrows_only_faults_without_a_maximum_rtp_clause() -> None:
+    assert sweep_only_for(["SB-PAY-09", "REG-SETTLE-01", "REG-RTP-01"]) == ["SB-PAY-09"]
+    assert sweep_only_for(["SB-PAY-16", "REG-SETTLE-01", "REG-RTP-01", "SB-RTP-01"]) == []
+    assert sweep_only_for(["XD-PAY-07", "XD-PAY-08", "REG-SETTLE-01"]) == [
+        "XD-PAY-07",
+        "XD-PAY-08",
+    ]
+    assert sweep_only_for(["SB-GEN-01", "REG-INPUT-01"]) == []
+
+
+def test_a_narrowed_run_is_partial_and_never_judges_the_highest_return(tmp_path) -> None:
+    status, certificate, output = certify(
+        tmp_path,
+        "--no-html",
+        "--game",
+        "xocdia",
+        "--clauses",
+        "XD-PAY-03,XD-RTP-01,REG-RTP-01,REG-SETTLE-01",
+        "--sweep-only",
+        "XD-PAY-03",
+    )
+    clauses = certificate["clauses"]
+    assert status == 2 and certificate["verdict"] == "incomplete", output[-3000:]
+    assert [c for c, row in clauses.items() if row["status"] == "failed"] == []
+    for clause in ("XD-PAY-03", "REG-RTP-01", "REG-SETTLE-01"):
+        assert clauses[clause]["status"] == "passed", (clause, clauses[clause])
+    assert clauses["XD-RTP-01"]["status"] == "not-tested"
+    assert "--sweep-only" in clauses["XD-RTP-01"]["reason"]
+    assert "highest return" in clauses["XD-RTP-01"]["reason"]
+    two_two = [s.code for s in paytable("xocdia").selections if s.clause == "XD-PAY-03"]
+    sweep = certificate["sweep"]["xocdia"]
+    assert sweep["outcomes_played"] == 16 and sweep["selections"] == len(two_two)
+    assert sweep["settlements_checked"] == 16 * len(two_two)
+    scope = certificate["scope"]
+    assert scope["partial"] and scope["sweep_only"] == ["XD-PAY-03"]
+    assert "--sweep-only" in scope["statement"]
+    assert "not a certification" in certificate["verdict_statement"]
+
+
+def test_a_fault_on_a_named_clause_is_still_caught(tmp_path) -> None:
+    status, certificate, output = certify(
+        tmp_path,
+        "--no-html",
+        "--game",
+        "xocdia",
+        "--clauses",
+        "XD-PAY-03,REG-SETTLE-01,REG-RTP-01",
+        "--sweep-only",
+        "XD-PAY-03",
+        "--reference-fault",
+        "two-two-pays-1-to-1",
+    )
+    failed = sorted(c for c, row in certificate["clauses"].items() if row["status"] == "failed")
+    assert status == 1, output[-3000:]
+    assert failed == ["REG-RTP-01", "REG-SETTLE-01", "XD-PAY-03"]
