@@ -36,6 +36,7 @@ from livecert.certify.selftest import (
     list_faults,
     livecert_command,
     run_selftest,
+    sweep_only_for,
 )
 
 DEFAULT_FAULT = "total-10-pays-7-to-1"
@@ -107,12 +108,15 @@ def scenario_seconds(record: Path) -> dict[str, float]:
 
 
 def time_fault_run(fault: str, clauses: list[str], full: bool) -> Measured:
-    """One certification exactly as the self-test runs it (see selftest._certify_run)."""
+    """One certification with the options the self-test gives it (see selftest._certify_run),
+    through the `livecert certify` command (the self-test calls it in its own process)."""
     with tempfile.TemporaryDirectory(prefix="livecert-bench-selftest-") as folder:
         args = ["certify", "--quiet", "--no-html", "--report-dir", folder]
         args += ["--game", game_for(clauses), "--reference-fault", fault]
         if not full:
             args += ["--clauses", ",".join(clauses)]
+            if sweep_only_for(clauses):
+                args += ["--sweep-only", ",".join(sweep_only_for(clauses))]
         with Meter() as meter:
             done = livecert_command(*args)
         certificate = Path(folder) / "certificate.json"

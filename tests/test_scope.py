@@ -4,11 +4,15 @@ Every clause the harness claims to certify has scenarios tagged with it and at l
 fault that breaks it; every clause tag in a feature is a real clause of the catalogue.
 """
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from livecert.certify.runner import feature_files
 from livecert.certify.scope import IN_SCOPE, clauses_in_scope
 from livecert.certify.selftest import list_faults
 from livecert.contract import CONTRACT_CLAUSES
@@ -78,3 +82,54 @@ def test_no_two_scenarios_of_a_feature_share_a_name(path: Path) -> None:
     names = SCENARIO.findall(path.read_text(encoding="utf-8"))
     repeated = sorted({n for n in names if names.count(n) > 1})
     assert not repeated, f"{path.name}: scenarios sharing a name (one would never run): {repeated}"
+
+
+def _scenario_tags() -> list[tuple[Path, set[str]]]:
+    """Every scenario (each Examples block apart) with all the tags that select it."""
+    from pytest_bdd.feature import get_features
+
+    found = []
+    for feature in get_features([str(ROOT / "features")]):
+        for scenario in feature.scenarios.values():
+            tags = feature.tags | scenario.tags
+            for examples in scenario.examples or [None]:
+                found.append(
+                    (Path(feature.filename), tags | (examples.tags if examples else set()))
+                )
+    return found
+
+
+@pytest.mark.parametrize("game", ["sicbo", "xocdia"])
+def test_the_files_bound_for_a_selection_hold_every_scenario_it_selects(game: str) -> None:
+    """certify parses only the feature files whose tags can match its selection
+    (LIVECERT_FEATURE_FILES): no scenario a selection picks may be in a file left out."""
+    scenarios = _scenario_tags()
+    for clause in [None, *clauses_in_scope((game,), contract=False)]:
+        chosen = set(feature_files(ROOT, (game,), [clause] if clause else []))
+        picked = {p for p, tags in scenarios if game in tags and (clause is None or clause in tags)}
+        assert picked, (game, clause)
+        assert picked <= chosen, (game, clause, sorted(str(p) for p in picked - chosen))
+    assert len(feature_files(ROOT, (game,), ["SB-STAT-01"])) == (game == "sicbo")
+
+
+def test_a_selection_runs_the_same_scenarios_in_the_same_order_from_its_files() -> None:
+    """The files certify binds for `--clauses` give the very scenarios, in the very order, that
+    binding every file gives (the sweep before the return to player, whose rounds it reuses)."""
+    marker = "(sicbo) and (SB-PAY-09 or REG-RTP-01 or SB-STAT-01)"
+    files = feature_files(ROOT, ("sicbo",), ["SB-PAY-09", "REG-RTP-01", "SB-STAT-01"])
+
+    def collected(env: dict[str, str]) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "features", "--collect-only", "-q", "-m", marker],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env={**os.environ, **env},
+        )
+        return [line for line in done.stdout.splitlines() if "::" in line]
+
+    everything = collected({"LIVECERT_FEATURE_FILES": ""})
+    assert len(everything) > 216 and any("theoretical_share" in n for n in everything)
+    assert collected({"LIVECERT_FEATURE_FILES": os.pathsep.join(map(str, files))}) == everything

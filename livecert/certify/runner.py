@@ -7,6 +7,7 @@ and points reports/latest at the new folder.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -26,6 +27,7 @@ from livecert.rules.profiles import load_profile
 
 # the pytest plugins the certification suite needs, loaded by name (autoloading is off)
 SUITE_PLUGINS = ("pytest_bdd.plugin", "allure_pytest_bdd.plugin", "_hypothesis_pytestplugin")
+_TAG = re.compile(r"(?<![\w@])@([\w.-]+)")  # a Gherkin tag, e.g. @SB-PAY-08
 EXIT_CODES = {"compliant": 0, "non-compliant": 1, "incomplete": 2}
 GAME_CHOICES = ("sicbo", "xocdia", "all")
 
@@ -50,6 +52,7 @@ class CertifyOptions:
     clauses: tuple[str, ...] = ()
     sweep_only: tuple[str, ...] = ()  # paytable clauses the sweep is narrowed to (a partial run)
     quiet: bool = False
+    output: Path | None = None  # where pytest's output goes instead of the terminal
     html: bool = True
     pytest_args: list[str] = field(default_factory=list)
 
@@ -87,6 +90,18 @@ def point_latest(folder: Path) -> None:
             return  # someone's own folder called latest: leave it alone
         latest.unlink()
     latest.symlink_to(folder.name, target_is_directory=True)
+
+
+def feature_files(root: Path, games: tuple[str, ...], clauses: list[str]) -> list[Path]:
+    """The feature files holding a scenario that `-m (games) and (clauses)` can select: a
+    scenario's tags, its feature's and its examples' included, all appear in its file, so a file
+    whose tags name no selected game (or, with clauses, no selected clause) holds none."""
+    chosen = []
+    for path in sorted((root / "features").glob("*/*.feature")):
+        tags = set(_TAG.findall(path.read_text(encoding="utf-8")))
+        if tags & set(games) and (not clauses or tags & set(clauses)):
+            chosen.append(path)
+    return chosen
 
 
 def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[str]:
@@ -155,13 +170,22 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     folder = new_report_dir(Path("reports")) if base is None else base
     folder.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # SUITE_PLUGINS only
+    rule_clauses = [c for c in options.clauses if not is_contract_clause(c)]
+    files = feature_files(root, options.games, rule_clauses)
+    env["LIVECERT_FEATURE_FILES"] = os.pathsep.join(str(f) for f in files)
     if options.operator_token:
         env["LIVECERT_OPERATOR_TOKEN"] = options.operator_token
     if options.dealer_token:
         env["LIVECERT_DEALER_TOKEN"] = options.dealer_token
     command = pytest_command(options, folder, root)
     started = time.monotonic()
-    completed = subprocess.run(command, cwd=root, env=env, check=False)
+    if options.output is None:
+        completed = subprocess.run(command, cwd=root, env=env, check=False)
+    else:
+        with options.output.open("w", encoding="utf-8") as sink:
+            completed = subprocess.run(
+                command, cwd=root, env=env, check=False, stdout=sink, stderr=subprocess.STDOUT
+            )
     elapsed = time.monotonic() - started
     record_path = folder / "run-record.jsonl"
     records = read_run_record(record_path) if record_path.exists() else []

@@ -2,7 +2,8 @@
 
 Certifies the clean reference (every clause, both games), then the reference with each seeded
 fault, two at a time. By default a fault is run only on the clauses it declares and the game they
-name; the clean run covers everything else. With `full=True` (`livecert selftest --full`) each
+name, its sweep narrowed to the selections of its paytable clauses (see `sweep_only_for`); the
+clean run covers everything else. With `full=True` (`livecert selftest --full`) each
 fault is certified on its game's whole suite instead, so a clause failing anywhere is seen.
 
 A fault is detected only when every clause it declares failed. The report says, per fault, the
@@ -21,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from livecert.certify.runner import CertifyError, CertifyOptions, certify
 from livecert.harness.interruption import interrupt_and_finish
 from livecert.harness.sweep import sweep_clauses
 from livecert.rules import load_paytable
@@ -135,54 +137,59 @@ def sweep_only_for(clauses: list[str]) -> list[str]:
 
 
 def _certify_run(fault: str, expected: list[str], folder: Path, full: bool) -> FaultRun:
+    """Certify the reference with `fault` (in this process: only pytest and the reference run
+    apart, which spares each run starting the livecert command)."""
     game = "all" if fault == CLEAN else game_for(expected)
-    args = ["certify", "--quiet", "--no-html", "--report-dir", str(folder), "--game", game]
+    options = CertifyOptions(game=game, report_dir=folder, quiet=True, html=False)
+    options.output = folder.parent / f"{folder.name}.output.txt"  # beside, not in, the report
     if fault != CLEAN:
         if not full:
-            args += ["--clauses", ",".join(expected)]
-            narrowed = sweep_only_for(expected)
-            if narrowed:
-                args += ["--sweep-only", ",".join(narrowed)]
-        args += ["--reference-fault", fault]
+            options.clauses = tuple(expected)
+            options.sweep_only = tuple(sweep_only_for(expected))
+        options.reference_faults = [fault]
     scope = "full" if full or fault == CLEAN else "declared"
     started = time.monotonic()
-    done = livecert_command(*args)
+    try:
+        exit_status, certificate, _ = certify(options)
+        problem = ""
+    except CertifyError as error:  # a usage error: an escape, with what it said
+        exit_status, certificate, problem = 3, None, f"livecert certify: {error}"
     seconds = round(time.monotonic() - started, 1)
-    written = folder / "certificate.json"
-    if not written.exists():  # a usage error or a crash: an escape, with what it printed
+    output = options.output.read_text(encoding="utf-8") if options.output.exists() else ""
+    output_tail = (output + problem)[-2000:]
+    if certificate is None:
         return FaultRun(
             fault=fault,
             expected=expected,
             game=game,
             verdict="no certificate",
-            exit_status=done.returncode,
+            exit_status=exit_status,
             failed=[],
             seconds=seconds,
             detected=False,
             false_alarms=[],
             escapes=list(expected),
             scope=scope,
-            output_tail=(done.stdout + done.stderr)[-2000:],
+            output_tail=output_tail,
         )
-    certificate = json.loads(written.read_text(encoding="utf-8"))
     failed = sorted(c for c, row in certificate["clauses"].items() if row["status"] == "failed")
     if fault == CLEAN:
         detected, false_alarms, escapes = True, [], []  # judged by its verdict instead
     else:
-        detected, false_alarms, escapes = judge(expected, failed, done.returncode)
+        detected, false_alarms, escapes = judge(expected, failed, exit_status)
     return FaultRun(
         fault=fault,
         expected=expected,
         game=game,
         verdict=certificate["verdict"],
-        exit_status=done.returncode,
+        exit_status=exit_status,
         failed=failed,
         seconds=seconds,
         detected=detected,
         false_alarms=false_alarms,
         escapes=escapes,
         scope=scope,
-        output_tail=(done.stdout + done.stderr)[-2000:],
+        output_tail=output_tail,
     )
 
 
