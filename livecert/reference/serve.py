@@ -1,4 +1,8 @@
-"""`livecert serve`: run the reference server with uvicorn (also `python -m livecert.reference`)."""
+"""`livecert serve`: run the reference server with uvicorn (also `python -m livecert.reference`).
+
+uvicorn picks httptools and uvloop, dependencies of livecert, over h11 and asyncio's own loop:
+the server is a tenth of every certification's CPU, and they make it cheaper.
+"""
 
 from __future__ import annotations
 
