@@ -309,3 +309,40 @@ def test_the_identity_clause_passes_only_where_an_answer_was_compared() -> None:
     cert = certify([*all_passing(), violated])
     assert cert["clauses"]["CONTRACT-03"]["status"] == "failed"
     assert cert["verdict"] == "non-compliant"
+
+
+def test_a_selection_not_offered_is_the_reason_before_the_skips_of_other_scenarios() -> None:
+    """On an instant-only vendor that lacks a selection, the clause's payout scenarios are
+    skipped (no live round) while the sweep finds the selection missing: the certificate names
+    the missing selection first, then the skips."""
+    records = [r for r in all_passing() if "SB-PAY-11" not in r.get("clauses", [])]
+    records += [
+        scenario(
+            "sweep 1 1 2",
+            ["SB-PAY-01", "SB-PAY-11"],
+            checks={"SB-PAY-01": held()},
+            unproven={"SB-PAY-11": "not testable on this target: it does not offer TRIPLE_1"},
+        ),
+        scenario(
+            "triple 1 wins 180",
+            ["SB-PAY-11"],
+            "skipped",
+            skip_reason="the target plays instant rounds only: there is no live round",
+        ),
+    ]
+    cert = certify(records)
+    reason = cert["clauses"]["SB-PAY-11"]["reason"]
+    assert cert["clauses"]["SB-PAY-11"]["status"] == "not-tested"
+    assert reason.startswith("not testable on this target: it does not offer TRIPLE_1"), reason
+    assert "its other scenarios skipped: the target plays instant rounds only" in reason
+    said = " ".join(cert["verdict_reasons"])
+    assert "a selection not offered" in said and "SB-PAY-11" in said
+
+
+def test_a_scenario_lacking_several_capabilities_names_each() -> None:
+    from livecert.harness.capabilities import missing_reason
+
+    one = missing_reason("pause")
+    assert "the capability 'pause'" in one
+    both = missing_reason("disconnect", "pause")
+    assert "capabilities 'disconnect' (" in both and "'pause' (" in both

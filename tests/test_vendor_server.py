@@ -116,6 +116,8 @@ def test_a_vendor_with_only_instant_rounds_is_certified_on_what_it_can_show(
     for clause in live:
         assert clauses[clause]["status"] == "not-tested"
         assert "plays instant rounds only" in clauses[clause]["reason"]
+        missing = "its mapping has no open_round, close_betting, place_bets, get_round"
+        assert missing in clauses[clause]["reason"]
     assert certificate["sweep"]["sicbo"]["mismatches"] == 0
 
 

@@ -58,11 +58,26 @@ def _new_entry() -> dict[str, Any]:
     }
 
 
+NOT_OFFERED = "does not offer"  # the words of a selection (or game) the target lacks
+
+
 def _distinct(reasons: list[str], shown: int = 3) -> str:
     """The distinct reasons, most frequent first (a few; the rest counted)."""
     ordered = [r for r, _ in Counter(reasons).most_common()]
     more = f" (and {len(ordered) - shown} other reasons)" if len(ordered) > shown else ""
     return "; ".join(ordered[:shown]) + more
+
+
+def _not_offered(entry: dict[str, Any]) -> str:
+    """The selections of a clause the target does not offer, when a scenario found that: the
+    root reason, before the skips of the scenarios that could not run there for another."""
+    found = [r for r in entry["unjudged"] + entry["skipped"] if NOT_OFFERED in r]
+    if not found:
+        return ""
+    others = [r for r in entry["skipped"] if NOT_OFFERED not in r]
+    return _distinct(found) + (
+        f"; its other scenarios skipped: {_distinct(others)}" if others else ""
+    )
 
 
 def _not_judged_reason(s: dict, clause: str) -> str:
@@ -164,6 +179,8 @@ def _clause_statuses(
                 row["reason"] = NOT_YET_COVERED.get(clause_id, OUT_OF_SCOPE_REASON)
             elif entry and entry["errors"]:
                 row["reason"] = "error: " + entry["errors"][0]
+            elif entry and _not_offered(entry):
+                row["reason"] = _not_offered(entry)
             elif entry and entry["skipped"]:
                 row["reason"] = "skipped: " + _distinct(entry["skipped"])
             elif entry and entry["unjudged"]:
@@ -362,8 +379,8 @@ def build_certificate(
     ]
     if untestable:
         reasons.append(
-            "not testable on this target (it does not declare the capability they need, so "
-            f"they are not certified): {', '.join(untestable)}"
+            "not testable on this target, so not certified (each clause's row says why: a "
+            f"selection not offered, a capability not declared): {', '.join(untestable)}"
         )
     outside = [c for c, row in statuses.items() if not row["in_scope"] and c not in unselected]
     statement = _verdict_statement(verdict, in_scope, failed, partial)

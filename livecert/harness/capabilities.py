@@ -13,9 +13,14 @@ CAPABILITIES: dict[str, str] = {
 NEEDS_PREFIX = "needs-"
 
 
-def missing_reason(capability: str) -> str:
-    """Why a scenario needing `capability` was not run."""
-    what = CAPABILITIES.get(capability, "an optional ability")
-    return (
-        f"not testable on this target: it does not declare the capability '{capability}' ({what})"
-    )
+def missing_reason(capability: str, *more: str) -> str:
+    """Why a scenario needing `capability` (and `more`) was not run: every one it lacks."""
+    lacking = [capability, *more]
+    if len(lacking) == 1:
+        what = CAPABILITIES.get(capability, "an optional ability")
+        return (
+            f"not testable on this target: it does not declare the capability '{capability}' "
+            f"({what})"
+        )
+    named = ", ".join(f"'{c}' ({CAPABILITIES.get(c, 'an optional ability')})" for c in lacking)
+    return f"not testable on this target: it does not declare the capabilities {named}"

@@ -20,7 +20,12 @@ from livecert.adapters.errors import MappingAnswerError, TargetError, Unsupporte
 from livecert.adapters.evidence import ExchangeRecorder
 from livecert.adapters.http import DEFAULT_TIMEOUT
 from livecert.adapters.mapping.calls import Calls
-from livecert.adapters.mapping.document import ABSENCE_MEANS, MappingError, MappingFile
+from livecert.adapters.mapping.document import (
+    ABSENCE_MEANS,
+    LIVE_ROUND_OPERATIONS,
+    MappingError,
+    MappingFile,
+)
 from livecert.adapters.mapping.reading import Reader
 from livecert.adapters.mapping.selections import NotOffered
 from livecert.adapters.mapping.template import BASIC_FILTERS
@@ -116,15 +121,20 @@ class MappingAdapter:
         `none_yet`, when the answer holds no object: a table between rounds)."""
         spec = self.mapping.operation(name)
         if spec is None:
-            raise Unsupported(
-                operation, ABSENCE_MEANS.get(name, f"the mapping has no operation {name}")
-            )
+            raise Unsupported(operation, self._absence(name))
         setup = values  # the hooks' values: the run's own player
         if self._forced and isinstance(values.get("player"), PlayerHandle):
             token = self._forced[1] if self._forced[0] == "token" else ""
             values = {**values, "player": PlayerHandle(values["player"].player_id, token)}
         answer = self._calls.perform(operation, spec, setup, values, self._forced)
         return self._reader.answer(name, operation, spec, answer, values, none_yet)
+
+    def _absence(self, name: str) -> str:
+        """Why an operation the mapping lacks stops a scenario, naming what is missing."""
+        if name in LIVE_ROUND_OPERATIONS:
+            missing = [op for op in LIVE_ROUND_OPERATIONS if self.mapping.operation(op) is None]
+            return f"{ABSENCE_MEANS[name]} (its mapping has no {', '.join(missing)})"
+        return ABSENCE_MEANS.get(name, f"the mapping has no operation {name}")
 
     # -- the adapter operations ----------------------------------------------------------------
 
