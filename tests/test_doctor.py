@@ -193,6 +193,10 @@ def test_the_probe_names_a_state_the_mapping_does_not_translate(
     mapping = changed_mapping(tmp_path, "DONE: settled, ", "")
     diagnosis = diagnose(vendor, None, None, 5.0, str(mapping), probe=True)
     [failed, _] = [c for c in diagnosis.checks if c.status == FAIL]
-    assert failed.what.startswith("probe sicbo: enter 6-5-4: round ")
-    assert "reads state 'DONE', not 'settled'" in failed.what
-    assert "value table" in failed.advice
+    # the reader stops at the untranslated state: a mapping error naming the field and the fix
+    assert failed.what.startswith("probe sicbo: mapping error: enter the result: ")
+    assert (
+        "shapes.round.state reads $.data.status: 'DONE', where the harness needs a round state"
+        in (failed.what)
+    )
+    assert "translate the target's with a value table" in failed.what

@@ -1391,3 +1391,30 @@ def test_a_table_showing_a_round_with_no_id_yet_is_waited_through(tmp_path: Path
     with scripted(lambda _: (200, {}, next(answers))) as (url, _):
         opened = adapter_for(tmp_path, url, _table_opens_its_own_rounds).open_round("t1")
     assert opened.round_id == "r2"
+
+
+def test_a_round_state_outside_the_contract_is_a_mapping_error(tmp_path: Path) -> None:
+    """A state the value table does not translate is the mapping's gap, not the target's round
+    state: `incomplete` with the mapping error, never a finding. A state the mapping's poll waits
+    through is the target's own, taken while waiting."""
+    with scripted(lambda _: (200, {}, a_round("stopping"))) as (url, _):
+        adapter = adapter_for(tmp_path, url)
+        with pytest.raises(MappingAnswerError, match="needs a round state: betting, closed"):
+            adapter.close_betting("r1")
+    reads = []
+
+    def script(request: Seen):
+        if request.method == "GET":
+            reads.append(1)
+            return 200, {}, a_round("closed" if len(reads) >= 2 else "stopping")
+        return 200, {}, a_round("stopping")
+
+    def poll(data: dict) -> None:
+        data["operations"]["close_betting"]["poll"] = {
+            "while": {"state": ["stopping"]},
+            "interval_ms": 5,
+            "timeout_ms": 2000,
+        }
+
+    with scripted(script) as (url, _):
+        assert adapter_for(tmp_path, url, poll).close_betting("r1").state == "closed"

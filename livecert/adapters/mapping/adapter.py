@@ -115,7 +115,12 @@ class MappingAdapter:
         self._calls.close()
 
     def _run(
-        self, name: str, operation: str, values: dict[str, Any], none_yet: bool = False
+        self,
+        name: str,
+        operation: str,
+        values: dict[str, Any],
+        none_yet: bool = False,
+        waiting: bool = False,
     ) -> Any:
         """Perform the mapping's operation `name`; answer its fields or its shape (or None, with
         `none_yet`, when the answer holds no object: a table between rounds)."""
@@ -127,7 +132,7 @@ class MappingAdapter:
             token = self._forced[1] if self._forced[0] == "token" else ""
             values = {**values, "player": PlayerHandle(values["player"].player_id, token)}
         answer = self._calls.perform(operation, spec, setup, values, self._forced)
-        return self._reader.answer(name, operation, spec, answer, values, none_yet)
+        return self._reader.answer(name, operation, spec, answer, values, none_yet, waiting)
 
     def _absence(self, name: str) -> str:
         """Why an operation the mapping lacks stops a scenario, naming what is missing."""
@@ -151,7 +156,10 @@ class MappingAdapter:
                 "open a round cannot be asked of it",
             )
         known = frozenset(self._reader.rounds_seen)  # "new" means: not one this run has met before
-        shown = self._reader.round_or_none(self._run(name, operation, values, none_yet=new_round))
+        waiting = "until" in poll  # what the round shows before it gets there is the target's
+        shown = self._reader.round_or_none(
+            self._run(name, operation, values, none_yet=new_round, waiting=waiting)
+        )
         if shown is None and not new_round:
             raise TargetError(operation, "the answer names no round")
         return self._poll(name, poll, shown, values, known)
@@ -194,7 +202,9 @@ class MappingAdapter:
             # the round asked for (or, after an open, the one the answer named)
             round_id = values.get("round_id") or (shown.round_id if shown else None)
             asked = values if new_round else {**values, "round_id": round_id}
-            answer = self._run(operation, "read the round", asked, none_yet=new_round)
+            answer = self._run(
+                operation, "read the round", asked, none_yet=new_round, waiting="until" in poll
+            )
             shown = self._reader.round_or_none(answer)
         return shown
 

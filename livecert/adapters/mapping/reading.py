@@ -30,6 +30,9 @@ NULLABLE_AMOUNTS = frozenset({"win", "returned", "net", "balance_after"})
 TEXTS = frozenset({"state", "status", "selection"})  # never null
 LISTS = frozenset({"bets", "rounds", "results", "events"})
 OUTCOMES = ("win", "lose", "refund")
+# the round states of the contract (docs/contract.md); a mapping's poll may name more, the
+# target's transitional states it waits through
+ROUND_STATES = ("betting", "closed", "paused", "settled", "cancelled", "void")
 SETTLEMENT = frozenset({"outcome", "win", "returned", "net"})  # a bet's, once it is settled
 # fields the target may leave out of an answer while they are not due (see _not_due)
 DEFERRED = SETTLEMENT | {"status", "result", "balance_after"}
@@ -89,6 +92,13 @@ class Reader:
         self.entered: dict[str, tuple] = {}  # round id -> the result the harness entered
         enter = mapping.operation("enter_result") or {}
         self.from_balance = enter.get("settlement") == "from-balance"
+        self.states = frozenset(ROUND_STATES) | {
+            state
+            for spec in (mapping.data.get("operations") or {}).values()
+            if isinstance(spec, dict)
+            for rule in ((spec.get("poll") or {}).get("while") or {},)
+            for state in rule.get("state") or ()
+        }
 
     # -- answers into fields -------------------------------------------------------------------
 
@@ -100,9 +110,11 @@ class Reader:
         answer: Answer,
         values: dict,
         none_yet: bool = False,
+        waiting: bool = False,
     ) -> Any:
         """The fields (or shape) the operation's `answer` reads; None, with `none_yet`, when
-        the answer holds no object (a table between rounds)."""
+        the answer holds no object (a table between rounds). `waiting`: read while a poll waits
+        for the round to reach a state, so any state the target shows meanwhile is taken."""
         reads = spec.get("answer", {})
         if not reads:
             return {}
@@ -118,7 +130,7 @@ class Reader:
                     where,
                     f"operations.{name}.answer.from reads {where}, which the answer does not have",
                 )
-        ctx = {"game": values.get("game"), "round_id": values.get("round_id")}
+        ctx = {"game": values.get("game"), "round_id": values.get("round_id"), "waiting": waiting}
         if none_yet and node is None:  # null: a table between rounds (a missing path is an error)
             return None
         place = f"operations.{name}.answer"
@@ -265,6 +277,11 @@ class Reader:
         elif key in TEXTS and not isinstance(value, str):
             if not (value is None and key == "status" and self.from_balance):
                 needs = f"a {key}"
+        elif key == "state" and not ctx.get("waiting") and value not in self.states:
+            needs = (
+                f"a round state: {', '.join(ROUND_STATES)} (or one a poll waits through); "
+                "translate the target's with a value table"
+            )
         elif key in LISTS and not isinstance(value, list | None):
             needs = "a list"
         if needs:
