@@ -718,6 +718,38 @@ def test_a_refused_login_is_a_credentials_error(tmp_path: Path) -> None:
             adapter.check_credentials()
 
 
+def test_a_login_answering_200_with_an_error_body_and_a_cookie_is_refused(tmp_path: Path) -> None:
+    """`logged_in.body` judges a login by what its body says: a target that answers a wrong
+    password with 200, an error and a fresh session cookie has not logged anyone in."""
+    answers = {"body": {"ok": False, "error": "wrong password"}}
+
+    def script(request: Seen):
+        if request.path == "/login":
+            return 200, {"Set-Cookie": "SID=s1; Path=/"}, answers["body"]
+        return 200, {}, {"id": 7}
+
+    def judged_by_body(data: dict) -> None:
+        _cookie_session(data)
+        data["sessions"]["staff"]["logged_in"]["body"] = {"path": "$.ok", "equals": True}
+
+    with scripted(script) as (url, _):
+        adapter = adapter_for(tmp_path, url, judged_by_body)
+        with pytest.raises(CredentialsError, match=r"body's \$\.ok is False, not True"):
+            adapter.check_credentials()
+        answers["body"] = {"ok": True}
+        assert adapter_for(tmp_path, url, judged_by_body).create_table("sicbo") == "7"
+        # without the rule the cookie alone would have been taken as a session
+        answers["body"] = {"ok": False, "error": "wrong password"}
+        assert adapter_for(tmp_path, url, _cookie_session).create_table("sicbo") == "7"
+
+    def bad_path(data: dict) -> None:
+        judged_by_body(data)
+        data["sessions"]["staff"]["logged_in"]["body"]["path"] = "$..["
+
+    with pytest.raises(MappingError, match=r"sessions\.staff\.logged_in\.body\.path"):
+        load_mapping(mapping_file(tmp_path, bad_path))
+
+
 def test_a_secure_cookie_is_not_sent_over_http_unless_the_mapping_says_so(tmp_path: Path) -> None:
     def script(request: Seen):
         if request.path == "/login":

@@ -223,6 +223,9 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
         _operation_problems(op_name, op, operations, shapes, names, problems)
     for name, session in sessions.items():
         names.check(session["login"], set(), f"sessions.{name}.login", problems)
+        body = session.get("logged_in", {}).get("body")
+        if body:
+            _paths(body["path"], f"sessions.{name}.logged_in.body.path", problems)
     for role, auth in data.get("roles", {}).items():
         if auth.get("session") and auth["session"] not in sessions:
             problems.append(f"roles.{role}.session: no session named {auth['session']!r}")

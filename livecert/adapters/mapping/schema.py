@@ -206,7 +206,21 @@ MAPPING_SCHEMA: dict[str, Any] = {
                     "logged_in": {
                         "type": "object",
                         "additionalProperties": False,
-                        "properties": {"cookie": _STR, "status": {"type": "array"}},
+                        "properties": {
+                            "cookie": _STR,
+                            "status": {"type": "array"},
+                            # a login judged by its body: {path, equals} or {path, in}
+                            "body": {
+                                "type": "object",
+                                "additionalProperties": False,
+                                "required": ["path"],
+                                "properties": {
+                                    "path": _STR,
+                                    "equals": {},
+                                    "in": {"type": "array"},
+                                },
+                            },
+                        },
                     },
                     "secure_cookies_over_http": {"type": "boolean"},
                     "expired": {

@@ -6,7 +6,9 @@ an access check sends another role's credentials, a forged player token, or noth
 variable's value and every player token is shown masked (`$VARIABLE`, `$PLAYER_TOKEN`).
 """
 
+import json
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from urllib.parse import quote, quote_plus
 
 import requests
@@ -14,6 +16,7 @@ import requests
 from livecert.adapters.errors import CredentialsError, Refused
 from livecert.adapters.evidence import Exchange
 from livecert.adapters.mapping.document import MappingError, MappingFile
+from livecert.adapters.mapping.jsonpath import MISSING, parse, read
 from livecert.adapters.mapping.template import Filter, TemplateError, render
 
 # sends one login request: (operation, role, jar, request spec, context, headers)
@@ -66,6 +69,8 @@ class Sessions:
             problem = f"it set no {cookie} cookie"
         elif response.status_code >= 400:
             problem = f"it answered {response.status_code}"
+        elif wanted.get("body"):
+            problem = _body_problem(wanted["body"], response.text)
         if problem:
             raise CredentialsError(
                 operation,
@@ -161,3 +166,22 @@ class Sessions:
         for jar in self._jars.values():
             jar.close()
         self.plain.close()
+
+
+def _body_problem(rule: dict, text: str) -> str | None:
+    """Why a login's body does not say it succeeded (`logged_in.body`), if it does not: a 200
+    with an error in its body and a session cookie is a refused login, not a session."""
+    try:
+        body = json.loads(text, parse_float=Decimal)
+    except ValueError:
+        return f"its body is not JSON, where the mapping reads {rule['path']}"
+    value = read(body, parse(rule["path"])[1])
+    if value is MISSING:
+        return f"its body has no {rule['path']}"
+    if "equals" in rule and value != rule["equals"]:
+        return f"its body's {rule['path']} is {value!r}, not {rule['equals']!r}"
+    if "in" in rule and value not in rule["in"]:
+        return f"its body's {rule['path']} is {value!r}, not one of {rule['in']!r}"
+    if "equals" not in rule and "in" not in rule and not value:
+        return f"its body's {rule['path']} is {value!r}"
+    return None
