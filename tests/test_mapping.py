@@ -1450,3 +1450,17 @@ def test_a_round_state_outside_the_contract_is_a_mapping_error(tmp_path: Path) -
 
     with scripted(script) as (url, _):
         assert adapter_for(tmp_path, url, poll).close_betting("r1").state == "closed"
+
+
+def test_a_misread_new_player_answer_never_quotes_the_players_token(tmp_path: Path) -> None:
+    """The adapter masks a player's token once the player exists; when the mapping cannot read
+    the answer that creates the player, the mapping error (which reaches the certificate's
+    harness errors) must not quote the token either."""
+    answer = {"id": {"nested": "not an id"}, "key": "tok-9f3a-secret"}
+    with scripted(lambda _: (200, {}, answer)) as (url, _):
+        adapter = adapter_for(tmp_path, url)
+        with pytest.raises(MappingAnswerError) as raised:
+            adapter.create_player(Decimal("10.00"))
+    said = str(raised.value)
+    assert "create a test player" in said and "player_id" in said
+    assert "tok-9f3a-secret" not in said and "$PLAYER_TOKEN" in said

@@ -18,7 +18,8 @@ from typing import Any
 from livecert.adapters.errors import MappingAnswerError
 from livecert.adapters.mapping.calls import Answer
 from livecert.adapters.mapping.document import MappingFile
-from livecert.adapters.mapping.jsonpath import MISSING, parse, read
+from livecert.adapters.mapping.jsonpath import MISSING, PathError, parse, read
+from livecert.adapters.mapping.sessions import PLAYER_TOKEN
 from livecert.adapters.mapping.wire_money import MoneyFormat, WireMoneyError
 from livecert.adapters.model import BetRecord, BetView, PlayerHandle, RecordRound, RoundView
 
@@ -75,9 +76,28 @@ class _Source:
 
     operation: str
     text: str
+    secret: str = ""  # a player's token the answer carries: never quoted
 
     def error(self, path: str, problem: str) -> MappingAnswerError:
-        return MappingAnswerError(self.operation, path, problem, self.text)
+        text, problem = self.text, problem
+        if self.secret:
+            text = text.replace(self.secret, PLAYER_TOKEN)
+            problem = problem.replace(self.secret, PLAYER_TOKEN)
+        return MappingAnswerError(self.operation, path, problem, text)
+
+
+def _token_in(fields: dict, node: Any) -> str:
+    """The player token the answer carries where the mapping reads `token` (the adapter masks
+    it once the player exists; an answer the mapping misreads must not quote it before)."""
+    spec = fields.get("token")
+    path = spec if isinstance(spec, str) else (spec or {}).get("path")
+    if not isinstance(path, str):
+        return ""
+    try:
+        value = read(node, parse(path)[1])
+    except PathError:
+        return ""
+    return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else ""
 
 
 class Reader:
@@ -130,6 +150,7 @@ class Reader:
                     where,
                     f"operations.{name}.answer.from reads {where}, which the answer does not have",
                 )
+        src = _Source(operation, answer.text, _token_in(reads.get("fields", {}), node))
         ctx = {"game": values.get("game"), "round_id": values.get("round_id"), "waiting": waiting}
         if none_yet and node is None:  # null: a table between rounds (a missing path is an error)
             return None

@@ -21,6 +21,7 @@ from livecert.adapters.mapping.template import Filter, TemplateError, render
 
 # sends one login request: (operation, role, jar, request spec, context, headers)
 Send = Callable[[str, str, requests.Session, dict, dict, dict], tuple[requests.Response, Exchange]]
+PLAYER_TOKEN = "$PLAYER_TOKEN"  # how a player's token is shown
 Forced = tuple[str, str] | None  # an access check's credential: ("role", name) or ("token", t)
 
 
@@ -159,7 +160,7 @@ class Sessions:
                 for spelling in {value, quote(value, safe=""), quote_plus(value, safe="")}:
                     text = text.replace(spelling, "$" + env)
         for token in self.player_tokens:
-            text = text.replace(token, "$PLAYER_TOKEN")
+            text = text.replace(token, PLAYER_TOKEN)
         return text
 
     def close(self) -> None:
