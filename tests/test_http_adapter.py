@@ -90,3 +90,16 @@ def test_evidence_keeps_every_exchange_and_never_a_token() -> None:
     assert "$PLAYER_TOKEN" in curl and "Idempotency-Key: k-1" in curl
     assert "secret" not in curl
     assert adapter.recorder.drain() == []
+
+
+def test_a_new_players_token_never_reaches_the_evidence() -> None:
+    """The answer that creates a player carries its bearer token: the exchange recorded for it
+    shows it as $PLAYER_TOKEN (the run record, Allure and the reproductions are made of these)."""
+    created = {"player_id": "p9", "token": "tok-5c1d-live", "balance": "10.00", "connected": True}
+    with fake_target(lambda h: send_json(h, 201, created)) as url:
+        adapter = HttpAdapter(url, "operator-secret", "dealer-secret")
+        player = adapter.create_player(Decimal("10.00"))
+    assert player.token == "tok-5c1d-live"  # the harness still uses it
+    [exchange] = adapter.recorder.drain()
+    assert exchange.status == 201 and "tok-5c1d-live" not in exchange.response_body
+    assert '"token":"$PLAYER_TOKEN"' in exchange.response_body.replace(" ", "")

@@ -1464,3 +1464,12 @@ def test_a_misread_new_player_answer_never_quotes_the_players_token(tmp_path: Pa
     said = str(raised.value)
     assert "create a test player" in said and "player_id" in said
     assert "tok-9f3a-secret" not in said and "$PLAYER_TOKEN" in said
+
+
+def test_a_new_players_token_is_masked_in_the_exchange_that_created_it(tmp_path: Path) -> None:
+    with scripted(lambda _: (200, {}, {"id": 5, "key": "tok-77aa-live"})) as (url, _):
+        adapter = adapter_for(tmp_path, url)
+        assert adapter.create_player(Decimal("10.00")).token == "tok-77aa-live"
+    bodies = [e.response_body or "" for e in adapter.recorder.drain()]
+    assert bodies and not any("tok-77aa-live" in b for b in bodies)
+    assert any("$PLAYER_TOKEN" in b for b in bodies)

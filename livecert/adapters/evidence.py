@@ -89,6 +89,19 @@ class ExchangeRecorder:
         with self._lock:
             self._exchanges.append(exchange)
 
+    def mask(self, secret: str, shown: str = "$PLAYER_TOKEN") -> None:
+        """Show `secret` (a new player's token, just read from the answer that created the
+        player) as `shown` in every exchange not yet handed over: the evidence of a report
+        never holds a credential."""
+        if not secret:
+            return
+        with self._lock:
+            for ex in self._exchanges:
+                for name in ("url", "request_body", "response_body", "error"):
+                    value = getattr(ex, name)
+                    if value and secret in value:
+                        setattr(ex, name, value.replace(secret, shown))
+
     def snapshot(self) -> list[Exchange]:
         """The exchanges recorded so far, kept (for a failure's reproduction)."""
         with self._lock:

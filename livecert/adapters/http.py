@@ -269,6 +269,7 @@ class HttpAdapter:
             role="operator",
             body={"balance": format(balance, "f")},
         )
+        self.recorder.mask(str(raw["token"]))  # the answer that created it holds it
         return PlayerHandle(raw["player_id"], raw["token"])
 
     def create_table(self, game: str) -> str:

@@ -215,6 +215,7 @@ class MappingAdapter:
         token = str(fields.get("token") or "")
         if token:
             self._calls.sessions.player_tokens.add(token)
+            self.recorder.mask(token)  # the answer that created the player holds it
         return PlayerHandle(str(fields["player_id"]), token)
 
     def _write(self, amount: Decimal | str) -> Any:
