@@ -5,6 +5,7 @@ livecert.reference` and talks to it over HTTP like any vendor server.
 """
 
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -15,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
+
+_ANNOUNCED = re.compile(r"listening on (http://127\.0\.0\.1:\d+)")  # the server's first line
 
 
 class EmbeddedServerError(RuntimeError):
@@ -45,8 +48,11 @@ class EmbeddedServer:
 
     def start(self) -> "EmbeddedServer":
         self._dir = tempfile.TemporaryDirectory(prefix="livecert-reference-")
-        port = self.port or free_port()
-        self.url = f"http://127.0.0.1:{port}"
+        # port 0: the server binds a free port itself and announces it. Picking one here and
+        # passing it on races with every other server starting meanwhile (two certifications
+        # at once): the loser fails to bind, and the harness would talk to the winner.
+        port = self.port or 0
+        self.url = f"http://127.0.0.1:{port}" if port else ""
         database = self.db_path or Path(self._dir.name) / "reference.sqlite3"
         command = [
             sys.executable,
@@ -85,6 +91,12 @@ class EmbeddedServer:
                     f"the embedded reference server exited with {self.process.returncode}: "
                     f"{log.read_text(errors='replace')[-2000:]}"
                 )
+            if not self.url:
+                announced = _ANNOUNCED.search(log.read_text(errors="replace"))
+                if announced is None:
+                    time.sleep(0.02)
+                    continue
+                self.url = announced.group(1)
             try:
                 requests.get(self.url + "/v1/info", timeout=1)
                 return self

@@ -9,7 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from livecert.adapters import HttpAdapter, Refused
-from livecert.harness.embedded import EmbeddedServer, free_port
+from livecert.harness.embedded import EmbeddedServer
 from livecert.rules import expected_settlement, load_paytable
 
 STAKES = {"BIG": Decimal("10.00"), "TOTAL_15": Decimal("5.00")}
@@ -21,7 +21,7 @@ def _adapter(server: EmbeddedServer) -> HttpAdapter:
 
 def interrupt_and_finish(db: Path, finish: str, faults: tuple[str, ...] = ()) -> list[str]:
     """Bet, kill the server, restart it on the same file, finish the round; the problems found."""
-    first = EmbeddedServer(db_path=db, port=free_port()).start()
+    first = EmbeddedServer(db_path=db).start()
     adapter = _adapter(first)
     table = adapter.create_table("sicbo")
     player = adapter.create_player(Decimal("100.00"))
