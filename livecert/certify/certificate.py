@@ -179,8 +179,8 @@ def _clause_statuses(
                 row["reason"] = NOT_YET_COVERED.get(clause_id, OUT_OF_SCOPE_REASON)
             elif entry and entry["errors"]:
                 row["reason"] = "error: " + entry["errors"][0]
-            elif entry and _not_offered(entry):
-                row["reason"] = _not_offered(entry)
+            elif entry and (not_offered := _not_offered(entry)):
+                row["reason"] = not_offered
             elif entry and entry["skipped"]:
                 row["reason"] = "skipped: " + _distinct(entry["skipped"])
             elif entry and entry["unjudged"]:

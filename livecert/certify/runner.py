@@ -57,6 +57,11 @@ class CertifyOptions:
     pytest_args: list[str] = field(default_factory=list)
 
     @property
+    def rule_clauses(self) -> list[str]:
+        """The selected clauses that select scenarios: every scenario proves the contract's."""
+        return [c for c in self.clauses if not is_contract_clause(c)]
+
+    @property
     def games(self) -> tuple[str, ...]:
         return ("sicbo", "xocdia") if self.game == "all" else (self.game,)
 
@@ -106,8 +111,7 @@ def feature_files(root: Path, games: tuple[str, ...], clauses: list[str]) -> lis
 
 def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[str]:
     marker = " or ".join(options.games)
-    # every scenario proves the contract clauses, so selecting only those runs them all
-    rule_clauses = [c for c in options.clauses if not is_contract_clause(c)]
+    rule_clauses = options.rule_clauses  # selecting only contract clauses runs them all
     if rule_clauses:
         marker = f"({marker}) and ({' or '.join(rule_clauses)})"
     command = [
@@ -170,8 +174,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     folder = new_report_dir(Path("reports")) if base is None else base
     folder.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # SUITE_PLUGINS only
-    rule_clauses = [c for c in options.clauses if not is_contract_clause(c)]
-    files = feature_files(root, options.games, rule_clauses)
+    files = feature_files(root, options.games, options.rule_clauses)
     env["LIVECERT_FEATURE_FILES"] = os.pathsep.join(str(f) for f in files)
     if options.operator_token:
         env["LIVECERT_OPERATOR_TOKEN"] = options.operator_token

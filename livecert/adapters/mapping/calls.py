@@ -17,7 +17,7 @@ import requests
 from livecert.adapters.errors import Refused, TargetError
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.mapping.document import MappingError, MappingFile, may_resend
-from livecert.adapters.mapping.jsonpath import MISSING, parse, read
+from livecert.adapters.mapping.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.mapping.sessions import Forced, Sessions
 from livecert.adapters.mapping.template import Filter, TemplateError, dump_json, render
 from livecert.adapters.mapping.wire_money import WireMoneyError
@@ -197,13 +197,7 @@ class Calls:
         if "status" in success:
             ok = status in success["status"]
         if ok and "path" in success:
-            value = read(body, parse(success["path"])[1])
-            if "equals" in success:
-                ok = value == success["equals"]
-            elif "in" in success:
-                ok = value in success["in"]
-            else:
-                ok = value is not MISSING and bool(value)
+            ok = holds(success, read(body, parse(success["path"])[1]))
         if not ok:
             error = rules.get("error", {})
             code = read(body, parse(error["code"])[1]) if "code" in error else None

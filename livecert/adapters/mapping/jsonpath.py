@@ -46,3 +46,14 @@ def read(document: Any, steps: tuple[str | int, ...]) -> Any:
                 return MISSING
             here = here[step]
     return here
+
+
+def holds(rule: dict, value: Any) -> bool:
+    """Whether `value`, read at a `{path, equals | in}` rule's path, is what the rule wants: equal
+    to `equals`, one of `in`, or (neither given) present and true. A mapping's success predicate
+    and a login's `logged_in.body` both judge this way."""
+    if "equals" in rule:
+        return value == rule["equals"]
+    if "in" in rule:
+        return value in rule["in"]
+    return value is not MISSING and bool(value)

@@ -16,7 +16,7 @@ import requests
 from livecert.adapters.errors import CredentialsError, Refused
 from livecert.adapters.evidence import Exchange
 from livecert.adapters.mapping.document import MappingError, MappingFile
-from livecert.adapters.mapping.jsonpath import MISSING, parse, read
+from livecert.adapters.mapping.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.mapping.template import Filter, TemplateError, render
 
 # sends one login request: (operation, role, jar, request spec, context, headers)
@@ -179,10 +179,10 @@ def _body_problem(rule: dict, text: str) -> str | None:
     value = read(body, parse(rule["path"])[1])
     if value is MISSING:
         return f"its body has no {rule['path']}"
-    if "equals" in rule and value != rule["equals"]:
+    if holds(rule, value):
+        return None
+    if "equals" in rule:
         return f"its body's {rule['path']} is {value!r}, not {rule['equals']!r}"
-    if "in" in rule and value not in rule["in"]:
+    if "in" in rule:
         return f"its body's {rule['path']} is {value!r}, not one of {rule['in']!r}"
-    if "equals" not in rule and "in" not in rule and not value:
-        return f"its body's {rule['path']} is {value!r}"
-    return None
+    return f"its body's {rule['path']} is {value!r}"
