@@ -12,6 +12,8 @@ pytest_plugins = [
     "steps.access",
     "steps.bad_input",
     "steps.money",
+    "steps.instant",
+    "steps.instant_access",
     "steps.sicbo",
     "steps.xocdia",
 ]

@@ -50,7 +50,7 @@ def round_with_a_bet(scene: Scene, name: str) -> None:
     scene.place(paytable(scene.game).selections[0].label, Decimal("10.00"))
 
 
-def _acting(scene: Scene, who: str, action: str) -> tuple[TargetAdapter, PlayerHandle]:
+def acting(scene: Scene, who: str, action: str) -> tuple[TargetAdapter, PlayerHandle]:
     """The adapter acting as `who`, and the player handle it bets and reads with. "The player"
     who bets is one with no bet in the round yet, so the answer is about who may bet, not about
     several bets in one round (SB-RND-02)."""
@@ -122,7 +122,7 @@ def someone_tries(scene: Scene, who: str, action: str) -> None:
     needed = ACTION_NEEDS.get(action)
     if needed and needed not in scene.target.info.capabilities:
         pytest.skip(missing_reason(needed))
-    adapter, handle = _acting(scene, who, action)
+    adapter, handle = acting(scene, who, action)
     actions = _actions(scene, _prepare(scene, action))
     if action in READS_JUDGED_BY_CONTENT:
         # what is shown is the finding, not that the read was answered: an answer outside the

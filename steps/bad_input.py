@@ -210,19 +210,13 @@ def unknown_event(scene: Scene) -> None:
     _attempt(scene, lambda _h, round_id: scene.adapter.record_event(round_id, "juggling"))
 
 
-@then("it is refused with a reason and nothing moves")
-def refused_and_nothing_moves(scene: Scene) -> None:
-    """REG-INPUT-01: refused with a reason, and nothing changed (no bet added, no balance moved);
-    REG-BAL-01: no balance below zero; REG-MONEY-01 (where a result was entered twice): nothing
-    settled twice, so the balance did not move. What moved is judged first: an accepted second
-    result that paid again is money's finding as much as bad input's."""
-    handle = scene.player()
-    balance = scene.adapter.balance(handle)
-    bets = len(scene.adapter.get_round(scene.round.round_id, handle).bets)
+def balance_unmoved(scene: Scene, balance: Decimal, moved: tuple[str, ...]) -> None:
+    """The balance after a refused attempt: where it is not where it was, the `moved` clauses
+    are broken; below zero, REG-BAL-01 is."""
     before = scene.balance_before_attempt
     scene.checks.check(
         balance == before,
-        (INPUT, BALANCE, MONEY),
+        moved,
         f"the balance moved from {before} to {balance}",
         f"the balance stayed at {balance}",
     )
@@ -232,6 +226,18 @@ def refused_and_nothing_moves(scene: Scene) -> None:
         f"the balance is below zero: {balance}",
         f"the balance {balance} is not below zero",
     )
+
+
+@then("it is refused with a reason and nothing moves")
+def refused_and_nothing_moves(scene: Scene) -> None:
+    """REG-INPUT-01: refused with a reason, and nothing changed (no bet added, no balance moved);
+    REG-BAL-01: no balance below zero; REG-MONEY-01 (where a result was entered twice): nothing
+    settled twice, so the balance did not move. What moved is judged first: an accepted second
+    result that paid again is money's finding as much as bad input's."""
+    handle = scene.player()
+    balance = scene.adapter.balance(handle)
+    bets = len(scene.adapter.get_round(scene.round.round_id, handle).bets)
+    balance_unmoved(scene, balance, (INPUT, BALANCE, MONEY))
     scene.checks.check(
         bets == scene.bets_before_attempt,
         (INPUT,),

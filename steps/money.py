@@ -118,9 +118,28 @@ def balances_conserved(scene: Scene) -> None:
     )
 
 
+def announce_seed(what: str, scenario: str, name: str) -> tuple[int, str]:
+    """The seed of a randomised scenario and the command that replays it, printed and shown
+    as the Allure parameter `seed`."""
+    seed = chosen_seed()
+    replay = f"LIVECERT_MONEY_SEED={seed} pytest features -k '{scenario} and {name.split()[0]}'"
+    print(f"{what} seed {seed}; replay with: {replay}")
+    allure.dynamic.parameter("seed", seed)
+    return seed, replay
+
+
 # -- the randomised money machine -----------------------------------------------------------------
 
 CI_SEED = 20261129
+
+
+def chosen_seed() -> int:
+    """The seed of a randomised scenario: LIVECERT_MONEY_SEED when set (a replay), a fixed one
+    in CI (a red run is red again on the next push), else a fresh one (each local run explores)."""
+    chosen = os.environ.get("LIVECERT_MONEY_SEED")
+    if chosen:
+        return int(chosen)
+    return CI_SEED if os.environ.get("CI") else random.randrange(2**32)
 
 
 @when(
@@ -138,16 +157,7 @@ def money_machine(scene: Scene, examples: str, steps: str, name: str, facts) -> 
         scene.adapter.create_table(scene.game),
         ledger=scene.checks,
     )
-    chosen = os.environ.get("LIVECERT_MONEY_SEED")
-    seed_value = (
-        int(chosen) if chosen else (CI_SEED if os.environ.get("CI") else random.randrange(2**32))
-    )
-    replay = (
-        f"LIVECERT_MONEY_SEED={seed_value} pytest features -k "
-        f"'random_sessions and {name.split()[0]}'"
-    )
-    print(f"money machine seed {seed_value}; replay with: {replay}")
-    allure.dynamic.parameter("seed", seed_value)
+    seed_value, replay = announce_seed("money machine", "random_sessions", name)
     try:
         run_money_machine(world, seed_value, int(examples), int(steps))
         scene.machine_failure = None

@@ -1473,3 +1473,52 @@ def test_a_new_players_token_is_masked_in_the_exchange_that_created_it(tmp_path:
     bodies = [e.response_body or "" for e in adapter.recorder.drain()]
     assert bodies and not any("tok-77aa-live" in b for b in bodies)
     assert any("$PLAYER_TOKEN" in b for b in bodies)
+
+
+def _instant_only(data: dict, key_header: bool = True) -> None:
+    for name in ("open_round", "close_betting", "place_bets", "get_round", "enter_result"):
+        data["operations"].pop(name)
+    data["declares"]["capabilities"] = ["instant-round", "idempotency"]
+    request: dict = {"method": "POST", "path": "/instant", "json": {"dice": "${dice}"}}
+    if key_header:
+        request["headers"] = {"X-Request-Id": "${idempotency_key}"}
+    data["operations"]["play_round"] = {"role": "player", "request": request, "answer": ROUND}
+
+
+def test_idempotency_on_instant_rounds_only_needs_play_round_to_send_the_key(
+    tmp_path: Path,
+) -> None:
+    def script(request: Seen):
+        return 200, {}, a_round("settled", dice=[1, 2, 3])
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _instant_only)
+        adapter.play_round(PlayerHandle("7", "k"), "t1", [("BIG", Decimal(1))], (1, 2, 3), "k-1")
+        adapter.play_round(PlayerHandle("7", "k"), "t1", [("BIG", Decimal(1))], (1, 2, 3))
+    assert seen[0].headers["X-Request-Id"] == "k-1"
+    assert seen[1].headers["X-Request-Id"].startswith("livecert-")  # a fresh key otherwise
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            lambda d: _instant_only(d, key_header=False),
+            "'idempotency' needs operations.play_round.request to send ${idempotency_key}",
+        ),
+        (
+            lambda d: (
+                _instant_only(d),
+                d["operations"].pop("play_round"),
+                d["declares"].update(capabilities=["idempotency"]),
+            ),
+            "'idempotency' needs operations.place_bets or operations.play_round",
+        ),
+    ],
+)
+def test_a_declared_idempotency_needs_a_bet_operation_that_sends_the_key(
+    tmp_path: Path, change, problem: str
+) -> None:
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, change))
+    assert any(problem in p for p in raised.value.problems), raised.value.problems

@@ -13,9 +13,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-import yaml
 from cli_support import certify
-from vendor_support import MAPPING, ROOT, vendor_server
+from vendor_support import MAPPING, ROOT, instant_only_mapping, vendor_server
 
 from livecert.adapters.mapping import MappingAdapter, load_mapping
 from livecert.certify.doctor import WARN, diagnose
@@ -85,25 +84,14 @@ def test_a_selection_the_vendor_does_not_offer_is_not_tested_with_the_reason(
     assert "SB-PAY-15" in " ".join(certificate["verdict_reasons"])
 
 
-def _instant_only_mapping(folder: Path) -> Path:
-    """The vendor's mapping without its live table: only the instant table, which bets, takes
-    the lab's result and settles in one request (a vendor with no round to drive)."""
-    data = yaml.safe_load(MAPPING.read_text(encoding="utf-8"))
-    kept = {"info", "create_player", "create_table", "balance", "bet_record", "play_round"}
-    data["operations"] = {k: v for k, v in data["operations"].items() if k in kept}
-    data["declares"]["capabilities"] = ["instant-round"]
-    path = folder / "instant-only.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return path
-
-
 def test_a_vendor_with_only_instant_rounds_is_certified_on_what_it_can_show(
     tmp_path: Path,
 ) -> None:
-    """The sweep plays every roll through the instant table and proves the paytable; the
-    clauses about a live round are not tested, with the reason, and the verdict is incomplete:
-    never compliant for what could not be shown."""
-    mapping = _instant_only_mapping(tmp_path)
+    """The sweep plays every roll through the instant table and proves the paytable; the duties
+    that need no live round (bad input, balances, money, access, idempotency) are proven through
+    the instant table too; the clauses about a live round are not tested, with the reason, and the
+    verdict is incomplete: never compliant for what could not be shown."""
+    mapping = instant_only_mapping(tmp_path)
     with vendor_server() as (url, env):
         status, certificate, output = _certify(
             tmp_path / "report", url, env, "--game", "sicbo", mapping=mapping
@@ -112,7 +100,14 @@ def test_a_vendor_with_only_instant_rounds_is_certified_on_what_it_can_show(
     clauses = certificate["clauses"]
     paytable = [f"SB-PAY-{n:02d}" for n in range(1, 17)] + ["REG-SETTLE-01", "REG-RTP-01"]
     assert all(clauses[c]["status"] == "passed" for c in paytable), output[-3000:]
-    live = ("SB-RND-01", "REG-BAL-01", "REG-ACCESS-01")
+    duties = ("REG-INPUT-01", "REG-BAL-01", "REG-MONEY-01", "REG-ACCESS-01", "REG-IDEMP-01")
+    for clause in duties:
+        row = clauses[clause]
+        assert row["status"] == "passed", (clause, row)
+        assert any("instant" in name.lower() for name in row["scenario_names"]), row
+        # the live scenarios of the duty could not run here, and say why
+        assert any("plays instant rounds only" in r for r in row["not_testable"]), row
+    live = ("SB-RND-01", "SB-RND-02", "REG-COMMIT-01")
     for clause in live:
         assert clauses[clause]["status"] == "not-tested"
         assert "plays instant rounds only" in clauses[clause]["reason"]
@@ -124,7 +119,7 @@ def test_a_vendor_with_only_instant_rounds_is_certified_on_what_it_can_show(
 def test_the_doctor_says_what_an_instant_only_vendor_leaves_untested(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    mapping = _instant_only_mapping(tmp_path)
+    mapping = instant_only_mapping(tmp_path)
     with vendor_server() as (url, env):
         for name in ("SAOMAI_OPS_PASSWORD", "SAOMAI_STUDIO_PASSWORD"):
             monkeypatch.setenv(name, env[name])
@@ -140,7 +135,7 @@ def test_the_doctor_says_what_an_instant_only_vendor_leaves_untested(
 
 
 def test_an_instant_only_vendor_fault_is_still_caught(tmp_path: Path) -> None:
-    mapping = _instant_only_mapping(tmp_path)
+    mapping = instant_only_mapping(tmp_path)
     with vendor_server("sum10-booked-as-sum11") as (url, env):
         status, certificate, output = _certify(
             tmp_path / "report",

@@ -10,8 +10,7 @@ two-two rolls (its seeded fault).
 from pathlib import Path
 
 import yaml
-from cli_support import certify
-from vendor_support import MAPPING, vendor_server
+from vendor_support import MAPPING, certify_mapping, vendor_server
 
 PAYOUTS = [f"XD-PAY-{n:02d}" for n in range(1, 11)]
 NOT_OFFERED = {"TWO_TWO": "XD-PAY-03", "FOUR_OF_A_COLOUR": "XD-PAY-06"}
@@ -22,18 +21,9 @@ def certify_payouts(tmp_path: Path, data: dict, *faults: str) -> tuple[int, dict
     mapping = tmp_path / "mapping.yaml"
     mapping.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     with vendor_server(*faults) as (url, env):
-        return certify(
-            tmp_path / "report",
-            "--adapter",
-            str(mapping),
-            "--target-url",
-            url,
-            "--no-html",
-            "--game",
-            "xocdia",
-            "--clauses",
-            ",".join([*PAYOUTS, "REG-SETTLE-01"]),
-            env=env,
+        clauses = ",".join([*PAYOUTS, "REG-SETTLE-01"])
+        return certify_mapping(
+            tmp_path, mapping, url, env, "--game", "xocdia", "--clauses", clauses
         )
 
 

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import requests
+import yaml
+from cli_support import certify
 
 from livecert.harness.embedded import free_port
 
@@ -52,3 +54,32 @@ def vendor_server(
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def instant_only_mapping(folder: Path) -> Path:
+    """The vendor's mapping without its live table: only the instant table, which bets, takes
+    the lab's result and settles in one request (a vendor with no round to drive), with its
+    request id as the idempotency key."""
+    data = yaml.safe_load(MAPPING.read_text(encoding="utf-8"))
+    kept = {"info", "create_player", "create_table", "balance", "bet_record", "play_round"}
+    data["operations"] = {k: v for k, v in data["operations"].items() if k in kept}
+    data["declares"]["capabilities"] = ["instant-round", "idempotency"]
+    path = folder / "instant-only.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def certify_mapping(
+    folder: Path, mapping: Path, url: str, env: dict, *args: str
+) -> tuple[int, dict, str]:
+    """`livecert certify` of the vendor server at `url` through `mapping`, into folder/report."""
+    return certify(
+        folder / "report",
+        "--adapter",
+        str(mapping),
+        "--target-url",
+        url,
+        "--no-html",
+        *args,
+        env=env,
+    )

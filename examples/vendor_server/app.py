@@ -5,6 +5,7 @@ Every answer is HTTP 200 with `{"success": true, "data": ...}` or `{"success": f
 the login page) and a crash (500).
 """
 
+import asyncio
 import json
 import re
 import secrets
@@ -16,6 +17,8 @@ from urllib.parse import parse_qsl, quote
 from examples.second_server.casino import Casino, Refusal, Request
 
 from .codes import engine_selection, vendor_code
+from .errors import VendorError
+from .instant import InstantTable
 
 STATUS = {
     "betting": "OPEN",
@@ -29,6 +32,7 @@ BET_STATE = {"open": "OPEN", "settled": "DONE", "void": "VOID", "cancelled": "CA
 BET_RESULT = {"win": "W", "lose": "L", "refund": "R"}
 ERROR_CODES = {401: 1001, 403: 1003, 404: 1004, 409: 1009, 413: 1013, 415: 1015, 422: 1022}
 GAME_NAMES = {"SICBO": "sicbo", "XOCDIA": "xocdia"}
+WRITE_BACK_PAUSE_S = 0.02  # the wallet's round trip to its database (instant-lost-update)
 LOGIN_PAGE = (
     "<!DOCTYPE html><html><head><title>Sao Mai Studio</title></head><body>"
     "<form method=post action=/login.php><input name=username><input name=password type=password>"
@@ -53,12 +57,6 @@ def locale_money(amount: int, drop_cents: bool = False) -> str:
     return f"{sign}{grouped}" if drop_cents else f"{sign}{grouped},{part:02d}"
 
 
-class VendorError(Exception):
-    def __init__(self, code: int, text: str, key: str = "E_PARAM") -> None:
-        super().__init__(text)
-        self.code, self.text, self.key = code, text, key
-
-
 @dataclass
 class Session:
     role: str
@@ -80,6 +78,7 @@ class Studio:
         self.sessions: dict[str, Session] = {}
         self.table_games: dict[str, str] = {}
         self.lock = threading.Lock()
+        self.instant_table = InstantTable(self)
 
     # -- engine calls ----------------------------------------------------------------------
 
@@ -221,7 +220,9 @@ class Studio:
         if (method, path) == ("POST", "/api/v2/bet.php"):
             return self.bet(form, ticket, player_role, who.get("request_id"))
         if (method, path) == ("POST", "/api/v2/instant.php"):
-            return self.instant(form, ticket, player_role)
+            return self.instant_table.play(
+                form, ticket, player_role, who.get("request_id"), self._place_for_instant
+            )
         if (method, path) == ("GET", "/api/v2/wallet.php"):
             return {
                 "credit": self.credit(cents(self.engine("me", player_role, ticket, {})["balance"]))
@@ -272,25 +273,8 @@ class Studio:
             return self.round_out(self.engine("event", role, None, params, payload))
         raise VendorError(1404, f"no studio action {action!r}", "E_NOAPI")
 
-    def instant(self, form: dict, ticket: str | None, role: str | None) -> dict:
-        """The instant table: one request bets and settles, with the result the test lab forces
-        (`result`: "3,1,2" or "1011"). The studio opens, shakes, closes and settles the round."""
-        table = self.casino.tables.get(form.get("table", ""))
-        if table is None:
-            raise VendorError(1004, "no such table", "NOT_FOUND")
-        result = form.get("result", "")
-        outcome = self.outcome({"dice": result} if table.game == "sicbo" else {"tokens": result})
-        view = self.engine("open_round", "dealer", None, {"table_id": table.id}, {})
-        params = {"round_id": view["round_id"]}
-        try:
-            if table.game == "xocdia":
-                self.engine("event", "dealer", None, params, {"type": "shake"})
-            self.bet({"round": view["round_id"], "slip": form.get("slip", "")}, ticket, role, None)
-            self.engine("close", "dealer", None, params, {})
-            return self.round_out(self.engine("result", "dealer", None, params, outcome))
-        except VendorError:
-            self.engine("cancel", "dealer", None, params, {"reason": "instant round refused"})
-            raise
+    def _place_for_instant(self, form: dict, ticket: str | None, role: str | None) -> dict:
+        return self.bet(form, ticket, role, None)
 
     @staticmethod
     def outcome(body: dict) -> dict:
@@ -534,9 +518,18 @@ class App:
                     headers,
                     b"".join(chunks),
                 )
+            write_back, self.studio.instant_table.write_back = (
+                self.studio.instant_table.write_back,
+                None,
+            )
         except Exception as crash:  # a PHP-style fatal error page, with status 500
             status, out_headers = 500, {"content-type": "text/html"}
             text = f"<b>Fatal error</b>: {type(crash).__name__}: {crash}"
+            write_back = None
+        if write_back is not None:  # the faulty wallet's pause between its read and its write
+            await asyncio.sleep(WRITE_BACK_PAUSE_S)
+            with self.studio.lock:
+                write_back.apply()
         payload = text.encode()
         await send(
             {

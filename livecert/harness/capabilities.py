@@ -9,8 +9,13 @@ CAPABILITIES: dict[str, str] = {
     "reshake": "the dealer records a re-shake or a rearrangement (SB-RND-04, XD-RND-02..04)",
     "idempotency": "a bet slip sent twice with one Idempotency-Key is applied once (REG-IDEMP-01)",
     "batch-bets": "one bet slip holds several bets",
+    "instant-round": "one request takes a slip, plays the round with the result the lab forces "
+    "and settles it (the instant-round duties: REG-INPUT-01, REG-BAL-01, REG-MONEY-01, "
+    "REG-ACCESS-01, REG-IDEMP-01)",
 }
 NEEDS_PREFIX = "needs-"
+# a second path to duties the live round proves too: not declaring it leaves no clause untested
+ANOTHER_PATH = frozenset({"instant-round"})
 
 
 def missing_reason(capability: str, *more: str) -> str:

@@ -317,8 +317,9 @@ class MappingAdapter:
         self,
         player: PlayerHandle,
         table_id: str,
-        bets: Sequence[tuple[str, Decimal]],
+        bets: Sequence[tuple[str, Decimal | str]],
         outcome: Sequence[int] | Sequence[str],
+        idempotency_key: str | None = None,
     ) -> RoundView:
         """One request that bets and settles (capability `instant-round`): the slip and the
         result the lab forces, answered with the settled round."""
@@ -328,7 +329,7 @@ class MappingAdapter:
             "table_id": table_id,
             "game": game,
             "bets": self._wire_slip(game, bets),
-            "idempotency_key": f"livecert-{uuid.uuid4()}",
+            "idempotency_key": idempotency_key or f"livecert-{uuid.uuid4()}",
             **self._outcome_values(outcome),
         }
         self._reader.entered[""] = tuple(outcome)  # the round's id is known only from the answer

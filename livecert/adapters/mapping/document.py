@@ -3,6 +3,7 @@
 paths and templates that cannot be parsed). Every problem is reported with where it is."""
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass, field
 from functools import cache
@@ -39,10 +40,12 @@ CAPABILITY_OPERATIONS = {
     "statistics": ("statistics",),
     "disconnect": ("connect", "disconnect"),
     "reshake": ("record_reshake", "record_event"),
-    "idempotency": ("place_bets",),
     "batch-bets": ("place_bets",),
     "instant-round": ("play_round",),
 }
+# a slip sent twice with one key (REG-IDEMP-01): on a live round, an instant one, or both; each
+# of them mapped must carry the key
+IDEMPOTENT_OPERATIONS = ("place_bets", "play_round")
 SHAPES = ("round", "bet", "record", "record_round", "chart_entry")
 
 
@@ -208,8 +211,11 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
                     f"{', '.join(LIVE_ROUND_OPERATIONS)}; a target that plays instant rounds only "
                     "maps none of them, declares instant-round and maps play_round)"
                 )
-    for capability in data["declares"].get("capabilities", []):
-        for name in CAPABILITY_OPERATIONS[capability]:
+    declared = data["declares"].get("capabilities", [])
+    if "idempotency" in declared:
+        _idempotency_problems(operations, problems)
+    for capability in declared:
+        for name in CAPABILITY_OPERATIONS.get(capability, ()):
             if name not in operations:
                 problems.append(
                     f"declares.capabilities: '{capability}' needs operations.{name}, which is "
@@ -254,3 +260,20 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
         raise MappingError(source, problems)
     selections = {g: SelectionTable(rows) for g, rows in data.get("selections", {}).items()}
     return MappingFile(data, source, hashlib.sha256(raw).hexdigest(), selections, variables)
+
+
+def _idempotency_problems(operations: dict[str, Any], problems: list[str]) -> None:
+    """A declared idempotency needs a bet operation, and each one mapped sends the key."""
+    mapped = [name for name in IDEMPOTENT_OPERATIONS if name in operations]
+    if not mapped:
+        problems.append(
+            "declares.capabilities: 'idempotency' needs operations.place_bets or "
+            "operations.play_round, and neither is mapped"
+        )
+    for name in mapped:
+        if "idempotency_key" not in json.dumps(operations[name].get("request", {})):
+            problems.append(
+                f"declares.capabilities: 'idempotency' needs operations.{name}.request to send "
+                "${idempotency_key} (a header or a form field): the target cannot know a "
+                "resent slip without it"
+            )

@@ -1,0 +1,189 @@
+"""Instant rounds: one request takes a slip, plays the round with the result the lab forces and
+settles it (capability `instant-round`).
+
+Many vendors' tables, and the RNG versions of live games, have nothing else: no round to open,
+bet on and close. The duties that need no live round are checked through this one request as on
+a live table: what a refused round must leave unmoved, what an accepted round must return, and
+how many rounds at once must reconcile. Every amount is judged from the target's own answers
+(its balance, the returns it reports), never from what the harness hoped to see.
+"""
+
+import math
+import random
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from decimal import Decimal
+
+from livecert.adapters import PlayerHandle, Refused, RoundView, TargetAdapter
+from livecert.adapters.errors import Unsupported
+from livecert.harness.attempts import refusal
+from livecert.harness.sweep import INSTANT_ROUND
+from livecert.rules import Paytable, all_outcomes, expected_settlement
+from livecert.rules.conditions import Outcome
+
+Slip = Sequence[tuple[str, Decimal | str]]
+MAX_WORKERS = 32
+
+
+def require_instant(adapter: TargetAdapter, capabilities: Sequence[str]) -> None:
+    """Unsupported unless the target declares instant rounds and its adapter can play one."""
+    if INSTANT_ROUND in capabilities and not hasattr(adapter, "play_round"):
+        raise Unsupported(
+            "play an instant round",
+            f"the adapter ({type(adapter).__name__}) has no instant-round operation",
+        )
+
+
+@dataclass
+class InstantPlay:
+    """One instant round a player tried: the slip, the result forced, and what came back."""
+
+    player: str
+    slip: tuple[tuple[str, Decimal], ...]
+    outcome: Outcome
+    round: RoundView | None = None
+    refusal: Refused | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.round is not None
+
+    @property
+    def staked(self) -> Decimal:
+        return sum((s for _, s in self.slip), Decimal(0)) if self.accepted else Decimal(0)
+
+    @property
+    def returned(self) -> Decimal:
+        """What the target says the round returned (a bet it reports no return for: nothing)."""
+        if self.round is None:
+            return Decimal(0)
+        return sum((b.returned or Decimal(0) for b in self.round.bets), Decimal(0))
+
+    def unsettled(self) -> list[str]:
+        """The slip's bets the accepted round does not report settled with a return."""
+        if self.round is None:
+            return []
+        shown = {b.selection: b for b in self.round.bets}
+        return [
+            code
+            for code, _ in self.slip
+            if code not in shown or shown[code].status != "settled" or shown[code].returned is None
+        ]
+
+    def describe(self) -> str:
+        slip = ", ".join(f"{stake} on {code}" for code, stake in self.slip)
+        if self.round is None:
+            return f"{self.player}: [{slip}] on {self.outcome}: refused ({self.refusal})"
+        return (
+            f"{self.player}: [{slip}] on {self.outcome}: round {self.round.round_id} "
+            f"{self.round.state}, staked {self.staked}, returned {self.returned}"
+        )
+
+
+def play(
+    adapter: TargetAdapter,
+    name: str,
+    handle: PlayerHandle,
+    table_id: str,
+    slip: Slip,
+    outcome: Outcome,
+    key: str | None = None,
+) -> InstantPlay:
+    """Play one instant round; a refusal is kept, not raised."""
+    tried = InstantPlay(name, tuple(slip), tuple(outcome))  # type: ignore[arg-type]
+    answer: list[RoundView] = []
+
+    def send() -> None:
+        answer.append(
+            adapter.play_round(handle, table_id, list(slip), tuple(outcome), idempotency_key=key)  # type: ignore[attr-defined]
+        )
+
+    tried.refusal = refusal(send)
+    tried.round = answer[0] if answer else None
+    return tried
+
+
+def losing_outcome(paytable: Paytable, codes: Sequence[str]) -> Outcome:
+    """An outcome on which every one of `codes` loses outright (so an accepted slip over the
+    balance shows below zero), or else the one returning least on them."""
+    one = Decimal(1)
+
+    def back(outcome: Outcome) -> Decimal:
+        return sum(
+            (expected_settlement(paytable, c, outcome, one, 2, "down").returned for c in codes),
+            Decimal(0),
+        )
+
+    return min(all_outcomes(paytable), key=back)
+
+
+def concurrent_plays(
+    jobs: Sequence[Callable[[], InstantPlay]],
+) -> list[InstantPlay]:
+    """Run every job at the same moment (released together, so the rounds really race)."""
+    go = threading.Event()
+
+    def run(job: Callable[[], InstantPlay]) -> InstantPlay:
+        go.wait(timeout=10)
+        return job()
+
+    with ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(jobs) or 1)) as pool:
+        futures = [pool.submit(run, job) for job in jobs]
+        go.set()
+        return [f.result() for f in futures]
+
+
+# -- random stakes over the whole range ---------------------------------------------------------
+
+
+def step_of(minor_unit: int) -> Decimal:
+    """The smallest amount the target's currency writes (0.01 for two decimals)."""
+    return Decimal(1).scaleb(-minor_unit)
+
+
+def stake_up_to(rng: random.Random, most: Decimal, minor_unit: int) -> Decimal:
+    """A stake from the smallest unit to `most`, log-uniform, so a cent, a few units and a very
+    large stake are all drawn (a payout that changes with the size of the stake is found)."""
+    unit = step_of(minor_unit)
+    units = int(most / unit)
+    if units < 1:
+        return unit
+    drawn = int(10 ** rng.uniform(0, math.log10(units)))
+    return unit * max(1, min(units, drawn))
+
+
+def random_slip(
+    rng: random.Random,
+    codes: Sequence[str],
+    balance: Decimal,
+    minor_unit: int,
+    over_balance: bool = False,
+) -> list[tuple[str, Decimal]]:
+    """One to four bets on distinct selections, within `balance` (or, `over_balance`, one unit
+    over it: the slip must be refused)."""
+    unit = step_of(minor_unit)
+    count = min(len(codes), rng.randint(1, 4), max(1, int(balance / unit)))
+    chosen = rng.sample(list(codes), k=count)
+    if over_balance:
+        total = balance + unit
+        first = total - unit * (len(chosen) - 1)
+        if first <= 0:  # a balance too small to split: one bet over it
+            return [(chosen[0], total)]
+        return [(chosen[0], first)] + [(c, unit) for c in chosen[1:]]
+    slip, left = [], balance
+    for index, code in enumerate(chosen):
+        still = len(chosen) - index - 1  # each later bet needs at least one unit
+        stake = stake_up_to(rng, left - unit * still, minor_unit)
+        slip.append((code, stake))
+        left -= stake
+    return slip
+
+
+def random_outcome(rng: random.Random, paytable: Paytable) -> Outcome:
+    outcomes = _OUTCOMES.setdefault(paytable.game, list(all_outcomes(paytable)))
+    return outcomes[rng.randrange(len(outcomes))]
+
+
+_OUTCOMES: dict[str, list[Outcome]] = {}

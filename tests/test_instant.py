@@ -1,0 +1,74 @@
+"""The instant-round helpers: random slips over the whole range of stakes, the losing result an
+over-the-balance slip is tried on, and the adapter check (livecert/harness/instant.py)."""
+
+import random
+from decimal import Decimal
+
+import pytest
+
+from livecert.adapters.errors import Unsupported
+from livecert.harness.instant import (
+    losing_outcome,
+    random_slip,
+    require_instant,
+    stake_up_to,
+)
+from livecert.rules import load_paytable
+
+CENT = Decimal("0.01")
+CODES = ["BIG", "SMALL", "ODD", "EVEN", "TOTAL_10", "PAIR_3"]
+
+
+@pytest.mark.parametrize("balance", [Decimal("0.01"), Decimal("5.00"), Decimal("1000000.00")])
+def test_a_random_slip_stays_within_the_balance_in_whole_cents(balance: Decimal) -> None:
+    rng = random.Random(7)
+    for _ in range(500):
+        slip = random_slip(rng, CODES, balance, 2)
+        assert 1 <= len(slip) <= 4
+        assert len({code for code, _ in slip}) == len(slip)  # distinct selections
+        assert all(stake >= CENT and stake % CENT == 0 for _, stake in slip)
+        assert sum(stake for _, stake in slip) <= balance
+
+
+@pytest.mark.parametrize("balance", [Decimal("0.01"), Decimal("0.02"), Decimal("250.00")])
+def test_an_over_the_balance_slip_is_one_cent_over_it(balance: Decimal) -> None:
+    rng = random.Random(3)
+    for _ in range(200):
+        slip = random_slip(rng, CODES, balance, 2, over_balance=True)
+        assert sum(stake for _, stake in slip) == balance + CENT
+        assert all(stake >= CENT for _, stake in slip)
+
+
+def test_stakes_span_a_cent_to_the_whole_balance() -> None:
+    rng = random.Random(11)
+    most = Decimal("1000000.00")
+    drawn = [stake_up_to(rng, most, 2) for _ in range(3000)]
+    assert min(drawn) == CENT and max(drawn) <= most
+    assert any(s < 1 for s in drawn)  # cents
+    assert any(Decimal(10) <= s <= Decimal(100) for s in drawn)  # ordinary stakes
+    assert any(s >= Decimal(100000) for s in drawn)  # very large ones
+    assert stake_up_to(rng, Decimal("0.004"), 2) == CENT  # less than a cent: the smallest
+
+
+def test_the_losing_result_of_big_is_one_where_big_loses_outright() -> None:
+    dice = losing_outcome(load_paytable("sicbo"), ["BIG"])
+    # Big wins on totals 11 to 17 unless the dice are a triple (SB-PAY-01)
+    assert sum(dice) <= 10 or len(set(dice)) == 1
+    tokens = losing_outcome(load_paytable("xocdia"), ["BIG"])
+    # Big wins on three or four red and is returned on two (XD-PAY-09): it loses on 0 or 1 red
+    assert tokens.count("r") <= 1
+
+
+class _LiveOnly:
+    """An adapter with no instant-round operation."""
+
+
+class _Instant:
+    def play_round(self, *args, **kwargs): ...
+
+
+def test_an_adapter_without_an_instant_round_cannot_play_one_where_the_target_has_them() -> None:
+    with pytest.raises(Unsupported, match="has no instant-round operation"):
+        require_instant(_LiveOnly(), ("instant-round",))
+    require_instant(_Instant(), ("instant-round",))
+    require_instant(_LiveOnly(), ())  # not declared: the scenario's marker skips it first
