@@ -215,7 +215,8 @@ def random_instant_sessions(scene: Scene, rounds: str, name: str, facts) -> None
                 break
             who = rng.choice(players)
             over = rng.random() < 0.125
-            slip = random_slip(rng, codes, balances[who], info.minor_unit, over)
+            limits = info.limits.get(scene.game)
+            slip = random_slip(rng, codes, balances[who], info.minor_unit, over, limits)
             if not slip:
                 continue
             tried = play_here(scene, slip, random_outcome(rng, table), who)

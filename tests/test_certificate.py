@@ -286,13 +286,15 @@ def test_the_contract_clauses_are_in_scope_and_proven_by_every_scenario() -> Non
 
 def test_the_catalogue_clauses_this_version_does_not_test_say_which_work_will() -> None:
     cert = certify(all_passing())
-    for clause, issue in (("REG-LIMIT-01", "13"), ("REG-FAIR-01", "18"), ("REG-FAIR-02", "18")):
+    for clause, issue in (("REG-FAIR-01", "18"), ("REG-FAIR-02", "18")):
         row = cert["clauses"][clause]
         assert (row["status"], row["in_scope"]) == ("not-tested", False), clause
         assert row["reason"].startswith("outside this version's scope"), row["reason"]
         assert f"(issue {issue})" in row["reason"]
         assert clause in cert["scope"]["clauses_outside_scope"]
     assert cert["verdict"] == "compliant"
+    # declared table limits are in scope since the instant-round issue (13)
+    assert cert["clauses"]["REG-LIMIT-01"]["in_scope"]
 
 
 def test_the_identity_clause_passes_only_where_an_answer_was_compared() -> None:
@@ -346,3 +348,29 @@ def test_a_scenario_lacking_several_capabilities_names_each() -> None:
     assert "the capability 'pause'" in one
     both = missing_reason("disconnect", "pause")
     assert "capabilities 'disconnect' (" in both and "'pause' (" in both
+
+
+def _limits_skipped(target: dict) -> dict:
+    """Every clause proven, but the limits scenario skipped (its probes could not run)."""
+    records = [
+        target,
+        *(scenario(f"proves {c}", [c]) for c in IN_SCOPE["sicbo"] if c != "REG-LIMIT-01"),
+        scenario("limits", ["REG-LIMIT-01"], "skipped", message="not applicable: none declared"),
+    ]
+    return certify(records)
+
+
+def test_limits_no_game_declares_are_not_applicable_and_leave_the_verdict_whole() -> None:
+    cert = _limits_skipped({**TARGET, "limits": {}})
+    row = cert["clauses"]["REG-LIMIT-01"]
+    assert row["status"] == "not-applicable"
+    assert row["reason"].startswith("not applicable: the target declares no table limits")
+    assert cert["verdict"] == "compliant"
+    assert any("1 not applicable" in r for r in cert["verdict_reasons"])
+
+
+def test_declared_limits_never_proven_leave_the_verdict_incomplete() -> None:
+    declared = {**TARGET, "limits": {"sicbo": {"max_bet": "100.00"}}}
+    cert = _limits_skipped(declared)
+    assert cert["clauses"]["REG-LIMIT-01"]["status"] == "not-tested"
+    assert cert["verdict"] == "incomplete"

@@ -1522,3 +1522,23 @@ def test_a_declared_idempotency_needs_a_bet_operation_that_sends_the_key(
     with pytest.raises(MappingError) as raised:
         load_mapping(mapping_file(tmp_path, change))
     assert any(problem in p for p in raised.value.problems), raised.value.problems
+
+
+def test_declared_limits_are_read_exactly_and_checked_at_load(tmp_path: Path) -> None:
+    def limits(data: dict) -> None:
+        data["declares"]["limits"] = {"sicbo": {"min_bet": "0.10", "max_bet": "5000"}}
+
+    adapter = adapter_for(tmp_path, "http://127.0.0.1:9", limits)
+    declared = adapter.info().limits["sicbo"]
+    assert (declared.min_bet, declared.max_bet, declared.max_slip) == (
+        Decimal("0.10"),
+        Decimal("5000"),
+        None,
+    )
+
+    def impossible(data: dict) -> None:
+        data["declares"]["limits"] = {"xocdia": {"min_bet": "10.00", "max_bet": "5.00"}}
+
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, impossible))
+    assert "declares.limits.xocdia: min_bet 10.00 is above max_bet 5.00" in raised.value.problems

@@ -25,6 +25,7 @@ from livecert.adapters.model import (
     RecordRound,
     RoundView,
     TargetInfo,
+    limits_from,
 )
 from livecert.adapters.transport import send_recorded
 from livecert.contract import Contract, load_contract
@@ -236,6 +237,7 @@ class HttpAdapter:
             rounding=raw["rounding"],
             max_rtp={g: _money(v, "info.max_rtp") for g, v in raw["max_rtp"].items()},
             capabilities=tuple(raw.get("capabilities", [])),
+            limits=limits_from(raw.get("limits")),
         )
 
     def check_credentials(self) -> None:

@@ -3,6 +3,45 @@
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+LIMIT_NAMES = ("min_bet", "max_bet", "min_slip", "max_slip")
+
+
+@dataclass(frozen=True)
+class TableLimits:
+    """The stakes a game's table declares it takes (REG-LIMIT-01): per bet and per slip, each
+    bound optional. A target that declares none is in no breach: no rule demands limits."""
+
+    min_bet: Decimal | None = None
+    max_bet: Decimal | None = None
+    min_slip: Decimal | None = None
+    max_slip: Decimal | None = None
+
+    def declared(self) -> dict[str, Decimal]:
+        return {n: getattr(self, n) for n in LIMIT_NAMES if getattr(self, n) is not None}
+
+    def problem(self) -> str | None:
+        """What makes the declaration impossible to honour, if anything."""
+        bounds = self.declared()
+        if any(v <= 0 for v in bounds.values()):
+            return "every limit must be a positive amount"
+        for low, high in (
+            ("min_bet", "max_bet"),
+            ("min_slip", "max_slip"),
+            ("min_bet", "max_slip"),
+        ):
+            if low in bounds and high in bounds and bounds[low] > bounds[high]:
+                return f"{low} {bounds[low]} is above {high} {bounds[high]}"
+        return None
+
+
+def limits_from(raw: dict | None) -> dict[str, TableLimits]:
+    """Declared limits, `{game: {min_bet: "0.01", ...}}` (decimal strings, as /v1/info and a
+    mapping's `declares.limits` write them), read exactly."""
+    return {
+        game: TableLimits(**{n: Decimal(str(v)) for n, v in bounds.items() if n in LIMIT_NAMES})
+        for game, bounds in (raw or {}).items()
+    }
+
 
 @dataclass(frozen=True)
 class TargetInfo:
@@ -17,6 +56,7 @@ class TargetInfo:
     rounding: str
     max_rtp: dict[str, Decimal]
     capabilities: tuple[str, ...]
+    limits: dict[str, TableLimits] = field(default_factory=dict)  # per game, where declared
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 from livecert import __version__
 from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.certify.scope import (
+    DECLARED_ONLY,
     NOT_CERTIFIABLE,
     NOT_YET_COVERED,
     OUT_OF_SCOPE_REASON,
@@ -38,6 +39,7 @@ LIMITATIONS = (
     "Timing duties (the betting countdown) are observed from the harness's side of the network; "
     "a target under heavy load or far away may see them differently.",
 )
+NOT_APPLICABLE = "not-applicable"  # a clause about a declaration the target does not make
 NOT_SELECTED_REASON = "not selected for this run (--clauses): not judged, not certified"
 CONTRACT_SECTION = "contract"  # the harness's own clauses (livecert/contract/clauses.py)
 
@@ -323,6 +325,21 @@ def _verdict_statement(verdict: str, in_scope: list[str], failed: list[str], par
     return f"{verdict} on the {len(in_scope)} selected clauses; not a certification"
 
 
+def _not_applicable(statuses: dict[str, dict], target: dict, games: tuple[str, ...]) -> None:
+    """A clause about what a target declares is not applicable where none of the run's games
+    declares it (REG-LIMIT-01 without limits) and no check of it ran."""
+    if "limits" not in target:  # the target never said what it declares
+        return
+    declared = {g for g, limits in target["limits"].items() if limits}
+    if declared & set(games):
+        return
+    for clause, reason in DECLARED_ONLY.items():
+        row = statuses.get(clause)
+        if row and row["in_scope"] and row["status"] == "not-tested":
+            row["status"], row["reason"] = NOT_APPLICABLE, reason.format(games=", ".join(games))
+            row.pop("not_testable", None)
+
+
 def build_certificate(
     records: list[dict],
     games: tuple[str, ...],
@@ -351,9 +368,12 @@ def build_certificate(
     statuses = _clause_statuses(
         scenarios, in_scope, sections_for(games), unselected, contract_reason
     )
+    _not_applicable(statuses, target, games)
     failed = [c for c, row in statuses.items() if row["status"] == "failed"]
     untested = [
-        c for c in in_scope if statuses.get(c, {}).get("status") != "passed" and c not in failed
+        c
+        for c in in_scope
+        if statuses.get(c, {}).get("status") not in ("passed", NOT_APPLICABLE) and c not in failed
     ]
     reasons = []
     if failed:
@@ -363,11 +383,19 @@ def build_certificate(
         verdict = "incomplete"
     else:
         verdict = "compliant"
-        reasons.append(
-            f"all {len(in_scope)} selected clauses passed (a partial run, not a certification)"
-            if partial
-            else f"all {len(in_scope)} clauses in scope passed"
+        moot = [c for c in in_scope if statuses.get(c, {}).get("status") == NOT_APPLICABLE]
+        which = "selected clauses" if partial else "clauses in scope"
+        passed = (
+            f"all {len(in_scope)} {which} passed"
+            if not moot
+            else f"all {len(in_scope) - len(moot)} applicable {which} passed"
         )
+        reasons.append(passed + (" (a partial run, not a certification)" if partial else ""))
+        if moot:
+            reasons.append(
+                f"{len(moot)} not applicable (about declarations the target does not make): "
+                + "; ".join(f"{c}: {statuses[c]['reason']}" for c in moot)
+            )
     if target_errors:
         reasons.append(target_errors[0])
     if harness_errors:

@@ -259,7 +259,7 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
     in_scope = certificate["scope"]["clauses_in_scope"]
     count = {
         s: sum(1 for c in in_scope if statuses.get(c, {}).get("status") == s)
-        for s in ("passed", "failed", "not-tested")
+        for s in ("passed", "failed", "not-tested", "not-applicable")
     }
     lines = [
         "",
@@ -269,7 +269,8 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
         f"{certificate['target'].get('version', '')} at "
         f"{certificate['target'].get('url') or certificate['run'].get('target_url')}",
         f"  clauses in scope: {len(in_scope)} — passed {count['passed']}, failed "
-        f"{count['failed']}, not tested {count['not-tested']}",
+        f"{count['failed']}, not tested {count['not-tested']}"
+        + (f", not applicable {count['not-applicable']}" if count["not-applicable"] else ""),
     ]
     adapter = certificate["target"].get("adapter") or {}
     if not is_canonical(adapter.get("kind")):

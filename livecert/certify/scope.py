@@ -24,6 +24,7 @@ DUTIES = (
     "REG-INPUT-01",
     "REG-BAL-01",
     "REG-MONEY-01",
+    "REG-LIMIT-01",
 )
 
 IN_SCOPE: dict[str, tuple[str, ...]] = {
@@ -37,10 +38,6 @@ GAMES = tuple(IN_SCOPE)
 OUT_OF_SCOPE_REASON = "not covered by this harness version (no scenario proves it yet)"
 # Clauses of the catalogue this version does not test yet, with the work that will test them.
 NOT_YET_COVERED = {
-    "REG-LIMIT-01": (
-        "outside this version's scope: declared table limits are tested from the issue that "
-        "certifies instant-round targets and their limits (issue 13)"
-    ),
     "REG-FAIR-01": (
         "outside this version's scope: the fairness battery over a table's outcome history "
         "(chi-square at 99%) is tested from the issue on fair dice and tokens (issue 18)"
@@ -73,3 +70,11 @@ def is_contract_clause(clause: str) -> bool:
 
 def sections_for(games: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(s for g in games for s in GAME_SECTIONS[g]) + SHARED_SECTIONS
+
+
+# Clauses that apply only to what a target declares: with nothing declared there is nothing to
+# keep, and the clause is "not applicable" (it neither passes nor leaves the verdict incomplete).
+DECLARED_ONLY = {
+    "REG-LIMIT-01": "not applicable: the target declares no table limits for {games} (no rule "
+    "demands them; the duty applies to the limits a table declares)",
+}

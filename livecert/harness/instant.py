@@ -18,6 +18,7 @@ from decimal import Decimal
 
 from livecert.adapters import PlayerHandle, Refused, RoundView, TargetAdapter
 from livecert.adapters.errors import Unsupported
+from livecert.adapters.model import TableLimits
 from livecert.harness.attempts import refusal
 from livecert.harness.sweep import INSTANT_ROUND
 from livecert.rules import Paytable, all_outcomes, expected_settlement
@@ -160,22 +161,37 @@ def random_slip(
     balance: Decimal,
     minor_unit: int,
     over_balance: bool = False,
+    limits: TableLimits | None = None,
 ) -> list[tuple[str, Decimal]]:
-    """One to four bets on distinct selections, within `balance` (or, `over_balance`, one unit
-    over it: the slip must be refused)."""
+    """One to four bets on distinct selections, within `balance` and the declared `limits`
+    (or, `over_balance`, one unit over the balance and within the limits: the slip must be
+    refused for the balance alone). Empty when the limits leave no slip to draw."""
     unit = step_of(minor_unit)
-    count = min(len(codes), rng.randint(1, 4), max(1, int(balance / unit)))
+    least = (limits.min_bet if limits else None) or unit
+    most_bet = (limits.max_bet if limits else None) or balance + unit
+    most_slip = limits.max_slip if limits and limits.max_slip else None
+    total = balance + unit if over_balance else balance
+    if most_slip is not None and total > most_slip:
+        if over_balance:
+            return []  # over the slip limit as well: not a test of the balance
+        total = most_slip
+    count = min(len(codes), rng.randint(1, 4), int(total / least))
+    if count < 1 or (over_balance and most_bet * count < total):
+        return []
     chosen = rng.sample(list(codes), k=count)
-    if over_balance:
-        total = balance + unit
-        first = total - unit * (len(chosen) - 1)
-        if first <= 0:  # a balance too small to split: one bet over it
-            return [(chosen[0], total)]
-        return [(chosen[0], first)] + [(c, unit) for c in chosen[1:]]
-    slip, left = [], balance
+    if over_balance:  # the total spread over the bets, each within the bet limits
+        slip, left = [], total
+        for index, code in enumerate(chosen):
+            still = len(chosen) - index - 1
+            stake = min(most_bet, left - least * still) if still else left
+            slip.append((code, stake))
+            left -= stake
+        return slip if left == 0 and all(least <= s <= most_bet for _, s in slip) else []
+    slip, left = [], total
     for index, code in enumerate(chosen):
-        still = len(chosen) - index - 1  # each later bet needs at least one unit
-        stake = stake_up_to(rng, left - unit * still, minor_unit)
+        still = len(chosen) - index - 1  # each later bet needs at least the minimum
+        room = min(most_bet, left - least * still)
+        stake = max(least, stake_up_to(rng, room, minor_unit))
         slip.append((code, stake))
         left -= stake
     return slip

@@ -11,6 +11,9 @@ DEFAULT_DEALER_TOKEN = "dealer-dev-token"
 DEFAULT_COUNTDOWN_MS = 15_000
 MAX_COUNTDOWN_MS = 600_000
 CAPABILITIES = ("idempotency", "batch-bets", "pause", "statistics", "disconnect", "reshake")
+NO_LIMITS = "limits"  # in `without`: the server declares (and keeps) no table limits
+# the table limits both games declare, in minor units: a cent to 50,000.00 a bet, 100,000.00 a slip
+TABLE_LIMITS = {"min_bet": 1, "max_bet": 5_000_000, "max_slip": 10_000_000}
 
 
 def wall_clock_ms() -> int:
@@ -28,6 +31,6 @@ class Config:
     rounding: str = "down"
     currency: str = "EUR"
     faults: frozenset[str] = frozenset()
-    without: frozenset[str] = frozenset()  # capabilities not declared (to test the harness)
+    without: frozenset[str] = frozenset()  # capabilities (or limits) not declared, for tests
     default_countdown_ms: int = DEFAULT_COUNTDOWN_MS
     clock: Callable[[], int] = field(default=wall_clock_ms, compare=False)

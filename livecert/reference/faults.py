@@ -331,6 +331,16 @@ _ENTRIES: tuple[Fault, ...] = (
         'a stake sent as a JSON number (1.5) is taken as "1.50" instead of refused',
     ),
     Fault(
+        "stake-over-limit-accepted",
+        ("REG-LIMIT-01",),
+        "a stake above the declared table maximum (per bet and per slip) is taken",
+    ),
+    Fault(
+        "stake-at-limit-refused",
+        ("REG-LIMIT-01",),
+        "a stake of exactly the declared maximum per bet is refused (an off-by-one limit)",
+    ),
+    Fault(
         "negative-balance-allowed",
         ("REG-BAL-01", "REG-INPUT-01"),
         "a slip above the balance is accepted and the balance goes negative",

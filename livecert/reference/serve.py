@@ -17,6 +17,7 @@ from livecert.reference.config import (
     CAPABILITIES,
     DEFAULT_DEALER_TOKEN,
     DEFAULT_OPERATOR_TOKEN,
+    NO_LIMITS,
     Config,
 )
 from livecert.reference.money import ROUNDING_MODES
@@ -66,8 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         action="append",
         default=[],
-        choices=CAPABILITIES,
-        help="do not declare this capability in /v1/info (repeatable; to test a harness)",
+        choices=(*CAPABILITIES, NO_LIMITS),
+        help="do not declare this capability in /v1/info (repeatable; to test a harness); "
+        f"'{NO_LIMITS}': declare and keep no table limits",
     )
     parser.add_argument(
         "--log-level",

@@ -17,7 +17,13 @@ from functools import lru_cache
 from typing import Any
 
 from livecert.reference import __version__
-from livecert.reference.config import CAPABILITIES, MAX_COUNTDOWN_MS, Config
+from livecert.reference.config import (
+    CAPABILITIES,
+    MAX_COUNTDOWN_MS,
+    NO_LIMITS,
+    TABLE_LIMITS,
+    Config,
+)
 from livecert.reference.errors import (
     ApiError,
     forbidden,
@@ -172,7 +178,21 @@ class Service:
             "max_rtp": {name: game.max_rtp(self.faults) for name, game in GAMES.items()},
             "capabilities": [c for c in CAPABILITIES if c not in self.config.without],
             "countdown_ms": {"min": 0, "max": MAX_COUNTDOWN_MS},
+            **(
+                {
+                    "limits": {
+                        g: {n: format_amount(v) for n, v in self.limits.items()} for g in GAMES
+                    }
+                }
+                if self.limits
+                else {}
+            ),
         }
+
+    @property
+    def limits(self) -> dict[str, int]:
+        """The table limits in minor units (REG-LIMIT-01), or none when told to keep none."""
+        return {} if NO_LIMITS in self.config.without else TABLE_LIMITS
 
     @staticmethod
     def whoami(ident: Identity) -> Json:
@@ -663,6 +683,7 @@ class Service:
             row = self._round(rid)
             game = GAMES[row["game"]]
             slip, stakes = self._validate_slip(slip, game)
+            self._within_limits(stakes)
             now = self.now()
             state = self._state(row, now)
             if state != "betting" and not self._late_bet_allowed(row, state):
@@ -769,6 +790,33 @@ class Service:
                 )
             slip.append({"selection": bet["selection"], "stake": bet["stake"]})
         return slip
+
+    def _within_limits(self, stakes: list[int]) -> None:
+        """Every stake within the table's limits per bet, the slip within its limit (422)."""
+        limits = self.limits
+        if not limits:
+            return
+        low, high = limits["min_bet"], limits["max_bet"]
+        over_taken = "stake-over-limit-accepted" in self.faults  # FAULT stake-over-limit-accepted
+        at_refused = "stake-at-limit-refused" in self.faults  # FAULT stake-at-limit-refused
+        for index, stake in enumerate(stakes):
+            above = stake >= high if at_refused else stake > high
+            if stake < low or (above and not over_taken):
+                raise ApiError(
+                    422,
+                    "INVALID_STAKE",
+                    f"bets[{index}]: {format_amount(stake)} is outside the table limits of "
+                    f"{format_amount(low)} to {format_amount(high)} a bet",
+                    {"index": index},
+                )
+        total = sum(stakes)
+        if total > limits["max_slip"] and not over_taken:
+            raise ApiError(
+                422,
+                "INVALID_STAKE",
+                f"the slip stakes {format_amount(total)}, above the table limit of "
+                f"{format_amount(limits['max_slip'])} a slip",
+            )
 
     def _validate_slip(self, slip: list[Json], game: Any) -> tuple[list[Json], list[int]]:
         """Every selection known and every stake valid, or the first bad one refused.

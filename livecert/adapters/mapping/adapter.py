@@ -30,7 +30,14 @@ from livecert.adapters.mapping.reading import Reader
 from livecert.adapters.mapping.selections import NotOffered
 from livecert.adapters.mapping.template import BASIC_FILTERS
 from livecert.adapters.mapping.wire_money import MoneyFormat, WireMoneyError
-from livecert.adapters.model import BetRecord, BetView, PlayerHandle, RoundView, TargetInfo
+from livecert.adapters.model import (
+    BetRecord,
+    BetView,
+    PlayerHandle,
+    RoundView,
+    TargetInfo,
+    limits_from,
+)
 
 PLAIN_DECIMAL = re.compile(r"-?\d+(\.\d+)?")
 DEALER_ACTIONS = {
@@ -92,6 +99,7 @@ class MappingAdapter:
             rounding=declares["rounding"],
             max_rtp={g: Decimal(v) for g, v in declares["max_rtp"].items()},
             capabilities=tuple(declares.get("capabilities", [])),
+            limits=limits_from(declares.get("limits")),
         )
 
     def check_credentials(self) -> None:

@@ -17,6 +17,7 @@ from livecert.adapters.mapping.jsonpath import PathError, parse
 from livecert.adapters.mapping.names import OPERATION_CONTEXT, TemplateNames
 from livecert.adapters.mapping.schema import MAPPING_SCHEMA
 from livecert.adapters.mapping.selections import SelectionTable
+from livecert.adapters.model import limits_from
 
 REQUIRED_OPERATIONS = ("create_player", "create_table", "balance")
 # what the harness needs each of them to read from its answer
@@ -211,6 +212,10 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
                     f"{', '.join(LIVE_ROUND_OPERATIONS)}; a target that plays instant rounds only "
                     "maps none of them, declares instant-round and maps play_round)"
                 )
+    for game, bounds in (data["declares"].get("limits") or {}).items():
+        problem = limits_from({game: bounds})[game].problem()
+        if problem:
+            problems.append(f"declares.limits.{game}: {problem}")
     declared = data["declares"].get("capabilities", [])
     if "idempotency" in declared:
         _idempotency_problems(operations, problems)

@@ -170,6 +170,19 @@ MAPPING_SCHEMA: dict[str, Any] = {
                     "type": "object",
                     "additionalProperties": {"type": "string", "pattern": r"^\d+(\.\d+)?$"},
                 },
+                "limits": {
+                    "type": "object",
+                    "propertyNames": {"enum": ["sicbo", "xocdia"]},
+                    "additionalProperties": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "minProperties": 1,
+                        "properties": {
+                            name: {"type": "string", "pattern": r"^\d+(\.\d+)?$"}
+                            for name in ("min_bet", "max_bet", "min_slip", "max_slip")
+                        },
+                    },
+                },
                 "capabilities": {
                     "type": "array",
                     "items": {
