@@ -51,7 +51,7 @@ def disagree(message: str) -> None:
 
 @given(parsers.re(rf"a player with a balance of {AMOUNT}"))
 def player_with_balance(scene: Scene, amount: str) -> None:
-    scene.player("player", Decimal(amount))
+    scene.await_player("player", Decimal(amount))
 
 
 @given(parsers.re(r"(?:a|the) player bets (?P<stake>\d+\.\d+) on (?P<label>.+)"))

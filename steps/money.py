@@ -37,9 +37,9 @@ MONEY = "REG-MONEY-01"
 def many_players(scene: Scene, count: str, amount: str, name: str) -> None:
     scene.game = GAMES[name]
     scene.own_table = scene.adapter.create_table(scene.game)
+    scene.open_round()  # first: a target with no live round makes no players
     for index in range(int(count)):
         scene.player(f"P{index + 1}", Decimal(amount))
-    scene.open_round()
 
 
 @when(

@@ -11,3 +11,20 @@ def certify(folder: Path, *args: str, env: dict[str, str] | None = None) -> tupl
     done = livecert("certify", "--quiet", "--report-dir", str(folder), *args, env=env)
     certificate = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
     return done.returncode, certificate, done.stdout + done.stderr
+
+
+def certify_mapping(
+    folder: Path, mapping: Path, url: str, env: dict, *args: str
+) -> tuple[int, dict, str]:
+    """`livecert certify` of the target at `url` through the mapping file `mapping`, into
+    folder/report."""
+    return certify(
+        folder / "report",
+        "--adapter",
+        str(mapping),
+        "--target-url",
+        url,
+        "--no-html",
+        *args,
+        env=env,
+    )

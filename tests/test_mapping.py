@@ -10,6 +10,7 @@ and the clear errors of a broken mapping or target.
 
 import copy
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ import yaml
 
 from livecert.adapters import PlayerHandle, Refused, TargetError
 from livecert.adapters.errors import CredentialsError, MappingAnswerError, Unsupported
+from livecert.adapters.evidence import exchanges_as_text
 from livecert.adapters.mapping import MappingAdapter, MappingError, load_mapping
 from livecert.adapters.mapping.document import OPERATION_CONTEXT
 from livecert.adapters.mapping.names import PLAYER, TemplateNames
@@ -1542,3 +1544,244 @@ def test_declared_limits_are_read_exactly_and_checked_at_load(tmp_path: Path) ->
     with pytest.raises(MappingError) as raised:
         load_mapping(mapping_file(tmp_path, impossible))
     assert "declares.limits.xocdia: min_bet 10.00 is above max_bet 5.00" in raised.value.problems
+
+
+# -- a casino with cookie sessions and no player or table API ------------------------------------
+
+
+def _cookie_casino(data: dict) -> None:
+    """Players log in with a form and are known by their PHPSESSID cookie; tables are fixed."""
+    data["operations"]["create_player"] = {
+        "role": "anonymous",
+        "request": {"method": "POST", "path": "/login.php", "form": {"user": "u${balance}"}},
+        "answer": {"fields": {"player_id": "$.user", "token": {"cookie": "PHPSESSID"}}},
+    }
+    data["operations"]["create_table"] = {"fixed": {"sicbo": "sb-1", "xocdia": "xd-1"}}
+    data["roles"]["player"] = {"cookies": {"PHPSESSID": "${player.token}"}}
+
+
+def test_a_player_is_known_by_the_cookie_their_login_set(tmp_path: Path) -> None:
+    def script(request: Seen):
+        if request.path == "/login.php":
+            return 200, {"Set-Cookie": "PHPSESSID=sess-42; Path=/; HttpOnly"}, {"user": "u7"}
+        return 200, {}, {"cash": "10.00"}
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _cookie_casino)
+        player = adapter.create_player(Decimal("10.00"))
+        assert (player.player_id, player.token) == ("u7", "sess-42")
+        assert adapter.balance(player) == Decimal("10.00")
+        # access cases: another player's cookie, a forged one, none
+        adapter.with_credential("sess-other").balance(player)
+        adapter.with_credential("forged-cookie").balance(player)
+        adapter.with_credential("").balance(player)
+    assert seen[1].headers["Cookie"] == "PHPSESSID=sess-42"
+    assert [s.headers.get("Cookie") for s in seen[2:]] == [
+        "PHPSESSID=sess-other",
+        "PHPSESSID=forged-cookie",
+        None,
+    ]
+    # the session cookie is a credential: the evidence shows it masked
+    shown = exchanges_as_text(adapter.recorder.snapshot())
+    assert "sess-42" not in shown and "PHPSESSID=$PLAYER_TOKEN" in shown
+
+
+def test_a_fixed_table_is_used_without_a_request(tmp_path: Path) -> None:
+    with scripted(lambda _: (200, {}, {})) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _cookie_casino)
+        assert (adapter.create_table("sicbo"), adapter.create_table("xocdia")) == ("sb-1", "xd-1")
+    assert seen == []
+
+
+def test_a_login_that_sets_no_cookie_is_a_mapping_answer_error(tmp_path: Path) -> None:
+    with scripted(lambda _: (200, {}, {"user": "u7"})) as (url, _):
+        adapter = adapter_for(tmp_path, url, _cookie_casino)
+        with pytest.raises(MappingAnswerError, match="reads the cookie PHPSESSID"):
+            adapter.create_player(Decimal("10.00"))
+
+
+def test_a_fixed_table_must_name_every_declared_game(tmp_path: Path) -> None:
+    def one_table(data: dict) -> None:
+        _cookie_casino(data)
+        data["operations"]["create_table"] = {"fixed": {"sicbo": "sb-1"}}
+
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, one_table))
+    assert any("names no table for xocdia" in p for p in raised.value.problems)
+
+
+def _seeded(data: dict) -> None:
+    """Outcome forcing through an RNG seed per outcome, looked up in a `values` table."""
+    for name in ("open_round", "close_betting", "place_bets", "get_round", "enter_result"):
+        data["operations"].pop(name)
+    data["declares"]["capabilities"] = ["instant-round"]
+    data["values"] = {**data.get("values", {}), "seeds": {"1,2,3": "9041", "6,6,6": "77"}}
+    data["operations"]["play_round"] = {
+        "role": "player",
+        "request": {
+            "method": "POST",
+            "path": "/play",
+            "form": {"seed": "${dice|join(,)|lookup(seeds)}"},
+        },
+        "answer": ROUND,
+    }
+
+
+def test_a_lookup_table_fills_a_request(tmp_path: Path) -> None:
+    with scripted(lambda _: (200, {}, a_round("settled", dice=[1, 2, 3]))) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _seeded)
+        adapter.play_round(PlayerHandle("7", "k"), "t1", [("BIG", Decimal(1))], (1, 2, 3))
+        with pytest.raises(MappingError, match=r"values\.seeds has no row '2,2,2'"):
+            adapter.play_round(PlayerHandle("7", "k"), "t1", [("BIG", Decimal(1))], (2, 2, 2))
+    assert seen[0].body == "seed=9041"
+
+
+def test_a_lookup_of_a_table_the_mapping_lacks_is_refused_at_load(tmp_path: Path) -> None:
+    def unknown(data: dict) -> None:
+        _seeded(data)
+        data["operations"]["play_round"]["request"]["form"] = {"seed": "${dice|lookup(seedz)}"}
+
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, unknown))
+    assert any(
+        "looks up 'seedz', which is no table of `values`" in p for p in raised.value.problems
+    )
+
+
+def _logged(data: dict) -> None:
+    """An instant table that writes each bet's result in a text: `small (Won 10.00); big (Lost)`
+    (the net win, and no stake: the stake is the slip's)."""
+    _seeded(data)
+    data["selections"]["sicbo"]["SMALL"] = "small"
+    data["values"]["logged"] = {"Won": "win", "Lost": "lose", "Push": "refund"}
+    data["shapes"]["logged_bet"] = {
+        "selection": {"path": "code", "as": "selection"},
+        "outcome": {"path": "result", "values": "logged"},
+        "win": {"path": "win", "as": "money", "default": "0"},
+        "status": {"default": "settled"},
+    }
+    data["shapes"]["logged_round"] = {
+        **data["shapes"]["round"],
+        "bets": {
+            "path": "log",
+            "pattern": r"(?P<code>\w+) \((?P<result>Won|Lost|Push)(?: (?P<win>[\d.]+))?\)",
+            "split": "; ",
+            "shape": "logged_bet",
+        },
+    }
+    data["operations"]["play_round"]["answer"] = {"shape": "logged_round"}
+
+
+def test_each_bets_settlement_is_read_from_a_text_and_its_stake_from_the_slip(
+    tmp_path: Path,
+) -> None:
+    answer = a_round("settled", dice=[1, 2, 3], log="small (Won 10.00); big (Lost)")
+    with scripted(lambda _: (200, {}, answer)) as (url, _):
+        adapter = adapter_for(tmp_path, url, _logged)
+        slip = [("SMALL", Decimal("10.00")), ("BIG", Decimal("5.00"))]
+        settled = adapter.play_round(PlayerHandle("7", "k"), "t1", slip, (1, 2, 3))
+    small, big = settled.bets
+    assert (small.selection, small.stake, small.outcome, small.win, small.returned) == (
+        "SMALL",
+        Decimal("10.00"),
+        "win",
+        Decimal("10.00"),
+        Decimal("20.00"),
+    )
+    assert (big.selection, big.stake, big.outcome, big.returned) == (
+        "BIG",
+        Decimal("5.00"),
+        "lose",
+        Decimal(0),
+    )
+
+
+def test_a_settlement_text_the_pattern_does_not_match_is_a_mapping_answer_error(
+    tmp_path: Path,
+) -> None:
+    answer = a_round("settled", dice=[1, 2, 3], log="small (Gewonnen 10.00)")
+    with scripted(lambda _: (200, {}, answer)) as (url, _):
+        adapter = adapter_for(tmp_path, url, _logged)
+        with pytest.raises(MappingAnswerError, match="does not match"):
+            adapter.play_round(PlayerHandle("7", "k"), "t1", [("SMALL", Decimal(1))], (1, 2, 3))
+
+
+def _provisioned(data: dict) -> None:
+    """No player API: the lab's own command creates an account, and the player logs in."""
+    _cookie_casino(data)
+    make_account = (
+        "import json, sys; print(json.dumps({'user': 'u-' + sys.argv[1], "
+        "'password': 'pw-' + sys.argv[1][::-1]}))"
+    )
+    data["operations"]["create_player"] = {
+        "role": "anonymous",
+        "before": [
+            {
+                "command": [sys.executable, "-c", make_account, "${balance}"],
+                "capture": {"user": "user", "password": "password"},
+                "secret": ["password"],
+            }
+        ],
+        "request": {
+            "method": "POST",
+            "path": "/login.php",
+            "form": {"user": "${captured.user}", "password": "${captured.password}"},
+        },
+        "answer": {"fields": {"player_id": "$.user", "token": {"cookie": "PHPSESSID"}}},
+    }
+
+
+def test_a_lab_command_creates_the_account_a_player_logs_in_to(tmp_path: Path) -> None:
+    def script(request: Seen):
+        user = dict(parse_qsl(request.body)).get("user")
+        return 200, {"Set-Cookie": "PHPSESSID=sess-9; Path=/"}, {"user": user}
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _provisioned)
+        player = adapter.create_player(Decimal("25.00"))
+    assert (player.player_id, player.token) == ("u-25.00", "sess-9")
+    assert dict(parse_qsl(seen[0].body)) == {"user": "u-25.00", "password": "pw-00.52"}
+    shown = exchanges_as_text(adapter.recorder.snapshot())
+    assert "RUN" in shown and "pw-00.52" not in shown and "$CAPTURED_PASSWORD" in shown
+
+
+def test_a_failing_lab_command_is_a_target_error_naming_it(tmp_path: Path) -> None:
+    def failing(data: dict) -> None:
+        _provisioned(data)
+        data["operations"]["create_player"]["before"][0]["command"] = [
+            sys.executable,
+            "-c",
+            "import sys; sys.exit('no such database')",
+        ]
+
+    with scripted(lambda _: (200, {}, {})) as (url, seen):
+        adapter = adapter_for(tmp_path, url, failing)
+        with pytest.raises(TargetError, match="exited 1: 'no such database"):
+            adapter.create_player(Decimal("25.00"))
+    assert seen == []  # the login was never tried
+
+
+def test_a_secret_capture_must_be_one_of_the_commands_captures(tmp_path: Path) -> None:
+    def wrong(data: dict) -> None:
+        _provisioned(data)
+        data["operations"]["create_player"]["before"][0]["secret"] = ["pasword"]
+
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, wrong))
+    assert any("'pasword' is not one of its captures" in p for p in raised.value.problems)
+
+
+def test_an_unknown_code_the_target_reads_as_one_of_its_bets_is_not_sent(tmp_path: Path) -> None:
+    """ "big" is not one of our codes, but it is the target's own code for BIG: sent unchanged it
+    would be a valid bet, so the bad-input row cannot be tried through this mapping."""
+
+    def script(request: Seen):
+        return 200, {}, {"bets": []} if request.path.endswith("/bets") else a_round()
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url)
+        adapter.open_round("t1")  # a Sic Bo round: its bets are read with the Sic Bo rows
+        with pytest.raises(Unsupported, match="the target's own code for BIG"):
+            adapter.place_bets(PlayerHandle("7", "k"), "r1", [("big", Decimal(1))])
+        adapter.place_bets(PlayerHandle("7", "k"), "r1", [("FOUR_RED", Decimal(1))])
+    assert len(seen) == 2  # a code that means nothing to the target is still sent

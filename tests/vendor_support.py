@@ -11,7 +11,7 @@ from pathlib import Path
 
 import requests
 import yaml
-from cli_support import certify
+from cli_support import certify_mapping  # noqa: F401 (the vendor tests take it from here)
 
 from livecert.harness.embedded import free_port
 
@@ -67,19 +67,3 @@ def instant_only_mapping(folder: Path) -> Path:
     path = folder / "instant-only.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
-
-
-def certify_mapping(
-    folder: Path, mapping: Path, url: str, env: dict, *args: str
-) -> tuple[int, dict, str]:
-    """`livecert certify` of the vendor server at `url` through `mapping`, into folder/report."""
-    return certify(
-        folder / "report",
-        "--adapter",
-        str(mapping),
-        "--target-url",
-        url,
-        "--no-html",
-        *args,
-        env=env,
-    )

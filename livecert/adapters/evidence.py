@@ -32,7 +32,10 @@ class Exchange:
     content_type: str | None = None
 
     def as_curl(self) -> str:
-        """The exchange as a curl command; the token comes from the role's variable."""
+        """The exchange as a curl command; the token comes from the role's variable. A lab's
+        set-up command (method RUN) is shown as the command it ran."""
+        if self.method == "RUN":
+            return self.url
         if self.headers is not None:
             return self._curl_with_headers()
         variable = {"operator": "LIVECERT_OPERATOR_TOKEN", "dealer": "LIVECERT_DEALER_TOKEN"}.get(

@@ -799,9 +799,11 @@ class Service:
         low, high = limits["min_bet"], limits["max_bet"]
         over_taken = "stake-over-limit-accepted" in self.faults  # FAULT stake-over-limit-accepted
         at_refused = "stake-at-limit-refused" in self.faults  # FAULT stake-at-limit-refused
+        zero_taken = "stake-zero-accepted" in self.faults  # FAULT stake-zero-accepted
         for index, stake in enumerate(stakes):
             above = stake >= high if at_refused else stake > high
-            if stake < low or (above and not over_taken):
+            below = stake < low and not (stake == 0 and zero_taken)
+            if below or (above and not over_taken):
                 raise ApiError(
                     422,
                     "INVALID_STAKE",

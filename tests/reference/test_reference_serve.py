@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_list_faults(capsys) -> None:  # type: ignore[no-untyped-def]
     assert serve.main(["--list-faults"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 81
+    assert len(lines) == 83
     assert lines[0] == "small-wins-on-triple SB-PAY-16,REG-SETTLE-01,REG-RTP-01,SB-RTP-01"
 
 

@@ -28,7 +28,7 @@ from livecert.adapters.mapping.document import (
 )
 from livecert.adapters.mapping.reading import Reader
 from livecert.adapters.mapping.selections import NotOffered
-from livecert.adapters.mapping.template import BASIC_FILTERS
+from livecert.adapters.mapping.template import BASIC_FILTERS, lookup_value
 from livecert.adapters.mapping.wire_money import MoneyFormat, WireMoneyError
 from livecert.adapters.model import (
     BetRecord,
@@ -40,6 +40,12 @@ from livecert.adapters.model import (
 )
 
 PLAIN_DECIMAL = re.compile(r"-?\d+(\.\d+)?")
+
+
+def _plain(stake: Decimal | str) -> bool:
+    return isinstance(stake, Decimal) or bool(PLAIN_DECIMAL.fullmatch(stake))
+
+
 DEALER_ACTIONS = {
     "pause": "pause_round",
     "resume": "resume_round",
@@ -72,6 +78,7 @@ class MappingAdapter:
         filters = {
             **BASIC_FILTERS,
             "money": lambda v, _: None if v is None else self.money.write(Decimal(v)),
+            "lookup": lambda v, table: lookup_value(data.get("values", {}), table, v),
         }
         # shared by the clones an access check acts through (as_role, with_credential)
         self._calls = Calls(mapping, self.base_url, timeout, self.recorder, filters)
@@ -237,6 +244,13 @@ class MappingAdapter:
             raise Unsupported("write an amount", f"{error} in this API's money format") from None
 
     def create_table(self, game: str) -> str:
+        """A new table, or the target's fixed table of the game (`create_table.fixed`: a target
+        with no table API; every scenario then plays at that one table)."""
+        fixed = (self.mapping.operation("create_table") or {}).get("fixed")
+        if fixed is not None:
+            table_id = fixed[game]
+            self._table_games[table_id] = game
+            return table_id
         fields = self._run("create_table", f"create a {game} table", {"game": game})
         table_id = str(fields["table_id"])
         self._table_games[table_id] = game
@@ -340,13 +354,15 @@ class MappingAdapter:
             "idempotency_key": idempotency_key or f"livecert-{uuid.uuid4()}",
             **self._outcome_values(outcome),
         }
-        self._reader.entered[""] = tuple(outcome)  # the round's id is known only from the answer
+        # the round's id is known only from the answer: its result and stakes are this call's
+        stakes = {code: Decimal(stake) for code, stake in bets if _plain(stake)}
+        self._reader.reading_instant(tuple(outcome), stakes)
         try:
             return self._reader.round(
                 self._run("play_round", "bet and settle in one request", values)
             )
         finally:
-            self._reader.entered.pop("", None)
+            self._reader.reading_instant(None, {})
 
     def place_bets(
         self,
@@ -385,6 +401,14 @@ class MappingAdapter:
                 vendor_code = table.to_vendor(code) if table else code
             except NotOffered as missing:
                 raise Unsupported(f"bet on {code}", str(missing)) from None
+            if table and vendor_code == code and table.from_vendor(code) != code:
+                # a code we do not have, sent unchanged, that the target reads as one of its
+                # bets ("small" is its Small): no unknown selection can be sent that way
+                raise Unsupported(
+                    f"bet on the selection {code!r}",
+                    f"{code!r} is the target's own code for {table.from_vendor(code)}: sent "
+                    "unchanged it is a valid bet there, not an unknown selection",
+                )
             wire.append({"selection": vendor_code, "stake": self._write(stake), "code": code})
         return wire
 

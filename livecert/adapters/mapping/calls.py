@@ -7,6 +7,9 @@ a redirect, not JSON) a `TargetError`. `before` and `then` hooks are the run's o
 """
 
 import json
+import shlex
+import subprocess
+import time
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -43,6 +46,7 @@ class Answer:
     data: Any
     root: str
     text: str
+    cookies: dict[str, str] | None = None  # the cookies the answer set (a login's session)
 
 
 class Calls:
@@ -86,6 +90,9 @@ class Calls:
     def _hook(self, operation: str, extra: dict, role: str, context: dict) -> None:
         """A `before` or `then` request: setup, never what a scenario judges. A refusal there is
         the target failing the run's setup (a target error), not the operation refused."""
+        if "command" in extra:
+            self._command(operation, extra, context)
+            return
         try:
             self._step(operation, extra, extra.get("role", role), context, False, None)
         except Refused as refused:
@@ -95,6 +102,53 @@ class Calls:
                 f"its hook {request['method']} {request['path']} was refused "
                 f"({refused.status} {refused.code}): {refused.message}",
             ) from None
+
+    def _command(self, operation: str, step: dict, context: dict) -> None:
+        """A lab-supplied set-up command (`command` hook): run with a deadline, its JSON output
+        captured; recorded as evidence like a request, its secret captures masked."""
+        try:
+            argv = [str(render(part, context, self.filters)) for part in step["command"]]
+        except TemplateError as error:
+            raise MappingError(self.mapping.source, [f"{operation}: {error}"]) from None
+        deadline = float(step.get("timeout_s", 30))
+        shown = self.sessions.masked(shlex.join(argv)) or ""
+        started = time.monotonic()
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=deadline)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise TargetError(operation, f"its set-up command {shown} failed: {error}") from None
+        elapsed = (time.monotonic() - started) * 1000
+        if done.returncode != 0:
+            raise TargetError(
+                operation,
+                f"its set-up command {shown} exited {done.returncode}: {done.stderr[-300:]!r}",
+            )
+        try:
+            output = json.loads(done.stdout, parse_float=Decimal)
+        except ValueError:
+            raise TargetError(
+                operation, f"its set-up command {shown} printed no JSON: {done.stdout[:300]!r}"
+            ) from None
+        for name, path in step.get("capture", {}).items():
+            value = read(output, parse(path)[1])
+            if value is MISSING:
+                raise TargetError(operation, f"its set-up command {shown} printed no {path}")
+            self.captured[name] = value
+            if name in step.get("secret", []):
+                self.sessions.secrets[str(value)] = f"$CAPTURED_{name.upper()}"
+        self.recorder.add(
+            Exchange(
+                self.recorder.next_seq(),
+                operation,
+                "lab",
+                "RUN",
+                shown,
+                None,
+                done.returncode,
+                self.sessions.masked(done.stdout[:2000]),
+                elapsed,
+            )
+        )
 
     def http(
         self,
@@ -212,11 +266,12 @@ class Calls:
                 str(code if code not in (None, MISSING) else status),
                 str(message),
             )
+        cookies = {c.name: c.value for c in response.cookies}
         root = rules.get("data")
         if root:
             # MISSING when the answer has no data root: an error only if the mapping reads it
-            return Answer(body, read(body, parse(root)[1]), root, text)
-        return Answer(body, body, "$", text)
+            return Answer(body, read(body, parse(root)[1]), root, text, cookies)
+        return Answer(body, body, "$", text, cookies)
 
     def _step(
         self,

@@ -5,6 +5,7 @@ paths and templates that cannot be parsed). Every problem is reported with where
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -101,6 +102,12 @@ def _paths(node: Any, where: str, problems: list[str]) -> None:
     elif isinstance(node, dict):
         if "path" in node:
             _paths(node["path"], f"{where}.path", problems)
+        if "pattern" in node:
+            try:
+                if not re.compile(node["pattern"]).groupindex:
+                    problems.append(f"{where}.pattern: names no group, so it reads nothing")
+            except re.error as error:
+                problems.append(f"{where}.pattern: not a regular expression ({error})")
         for key in ("dice", "total", "tokens"):
             if key in node and isinstance(node[key], str):
                 _paths(node[key], f"{where}.{key}", problems)
@@ -151,6 +158,11 @@ def _operation_problems(
         for captured, path in step.get("capture", {}).items():
             _paths(path, f"{where}.capture.{captured}", problems)
         label = where if index == 0 else f"{where} (hook {index})"
+        if "command" in step:
+            names.check(step["command"], known, f"{label}.command", problems)
+            for name in set(step.get("secret", [])) - set(step.get("capture", {})):
+                problems.append(f"{label}.secret: {name!r} is not one of its captures")
+            continue
         names.check(step["request"], known, f"{label}.request", problems)
     poll = op.get("poll")
     if not poll:
@@ -194,9 +206,18 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
         raise MappingError(source, [_schema_problem(error)]) from None
     problems: list[str] = []
     operations = data["operations"]
+    for game in data["declares"]["games"]:
+        fixed = (operations.get("create_table") or {}).get("fixed")
+        if fixed is not None and game not in fixed:
+            problems.append(
+                f"operations.create_table.fixed: names no table for {game}, which "
+                "declares.games lists"
+            )
     for name in REQUIRED_OPERATIONS:
         if name not in operations:
             problems.append(f"operations.{name}: missing (every mapping needs it)")
+        elif "fixed" in operations[name]:
+            continue  # a fixed table: nothing to read
         elif ANSWER_NEEDS[name] not in _answer_fields(operations[name], data.get("shapes", {})):
             problems.append(
                 f"operations.{name}.answer.fields: reads no {ANSWER_NEEDS[name]} (the harness "
@@ -231,7 +252,8 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
     sessions = data.get("sessions", {})
     names = TemplateNames(data)
     for op_name, op in operations.items():
-        _operation_problems(op_name, op, operations, shapes, names, problems)
+        if "request" in op:  # (a fixed table has none)
+            _operation_problems(op_name, op, operations, shapes, names, problems)
     for name, session in sessions.items():
         names.check(session["login"], set(), f"sessions.{name}.login", problems)
         body = session.get("logged_in", {}).get("body")

@@ -14,9 +14,9 @@ from typing import Any
 
 from livecert.adapters.mapping.template import BASIC_FILTERS, FILTER, PLACEHOLDER
 
-# the filters a template may use: the basic ones, and `money`, which the adapter adds (it
-# writes an amount in the mapping's money format)
-FILTERS = frozenset({*BASIC_FILTERS, "money"})
+# the filters a template may use: the basic ones, and `money` and `lookup`, which the adapter
+# adds (an amount in the mapping's money format; a row of one of its `values` tables)
+FILTERS = frozenset({*BASIC_FILTERS, "money", "lookup"})
 
 _ROUND = {"round_id", "game"}
 # the names each operation's templates may use, besides `vars` and `captured` (docs/mapping.md);
@@ -122,6 +122,7 @@ class TemplateNames:
                 "code": Holds("our selection code"),
             },
         )
+        self.tables = frozenset(data.get("values", {}))  # what `lookup(...)` may name
         variables = {name: Holds("a variable's value") for name in data.get("variables", {})}
         captured = {name: ANYTHING for name in _captures(data.get("operations", {}))}
         self.names: dict[str, Holds] = {
@@ -172,6 +173,11 @@ class TemplateNames:
                 problems.append(
                     f"{where}: ${{{expression}}} uses an unknown filter {step!r} "
                     f"(known: {', '.join(sorted(FILTERS))})"
+                )
+            elif found.group(1) == "lookup" and found.group(2) not in self.tables:
+                problems.append(
+                    f"{where}: ${{{expression}}} looks up {found.group(2)!r}, which is no table "
+                    f"of `values` (tables: {', '.join(sorted(self.tables)) or 'none'})"
                 )
         first, *parts = name.split(".")
         if first not in scope:

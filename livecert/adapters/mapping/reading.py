@@ -11,6 +11,7 @@ a stake, a balance, a state).
 """
 
 import re
+import threading
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -107,6 +108,10 @@ class Reader:
     def __init__(self, mapping: MappingFile, money: MoneyFormat) -> None:
         self.mapping = mapping
         self.money = money
+        # this thread's instant round being read (rounds run at the same moment each have
+        # theirs): its result, and its slip's stakes by code, for a target that reports a bet's
+        # result but not its stake (a settlement text)
+        self._instant = threading.local()
         self.round_games: dict[str, str] = {}
         self.rounds_seen: set[str] = set()  # every round id an answer has shown
         self.entered: dict[str, tuple] = {}  # round id -> the result the harness entered
@@ -119,6 +124,18 @@ class Reader:
             for rule in ((spec.get("poll") or {}).get("while") or {},)
             for state in rule.get("state") or ()
         }
+
+    @property
+    def slip_stakes(self) -> dict[str, Decimal]:
+        return getattr(self._instant, "stakes", {})
+
+    @property
+    def instant_result(self) -> tuple | None:
+        return getattr(self._instant, "result", None)
+
+    def reading_instant(self, result: tuple | None, stakes: dict[str, Decimal]) -> None:
+        """Set (or, with None, clear) this thread's instant round: its result and stakes."""
+        self._instant.result, self._instant.stakes = result, stakes
 
     # -- answers into fields -------------------------------------------------------------------
 
@@ -151,7 +168,12 @@ class Reader:
                     f"operations.{name}.answer.from reads {where}, which the answer does not have",
                 )
         src = _Source(operation, answer.text, _token_in(reads.get("fields", {}), node))
-        ctx = {"game": values.get("game"), "round_id": values.get("round_id"), "waiting": waiting}
+        ctx = {
+            "game": values.get("game"),
+            "round_id": values.get("round_id"),
+            "waiting": waiting,
+            "cookies": answer.cookies or {},
+        }
         if none_yet and node is None:  # null: a table between rounds (a missing path is an error)
             return None
         place = f"operations.{name}.answer"
@@ -223,6 +245,14 @@ class Reader:
             spec = {"path": spec}
         if spec.get("as") == "result":
             return self._result(spec, node, ctx, where, place, src)
+        if "cookie" in spec:  # a cookie the answer set: a session a login opened
+            value = ctx.get("cookies", {}).get(spec["cookie"])
+            if not value:
+                raise src.error(
+                    where,
+                    f"{place} reads the cookie {spec['cookie']}, which the answer did not set",
+                )
+            return self._checked(key, value, ctx, f"cookie {spec['cookie']}", place, src)
         if "path" not in spec:
             return spec.get("default")
         steps = parse(spec["path"])[1]
@@ -234,6 +264,8 @@ class Reader:
             value = spec["default"]
         if value is None:
             value = spec.get("default")
+        if "pattern" in spec and value is not None:
+            value = self._parsed(spec, value, at, place, src)
         table = spec.get("values")
         if isinstance(table, str):
             table = self.mapping.data["values"][table]
@@ -242,6 +274,24 @@ class Reader:
         if value is not None:
             value = self._convert(spec, value, ctx, key, at, place, src)
         return self._checked(key, value, ctx, at, place, src)
+
+    @staticmethod
+    def _parsed(spec: dict, value: Any, at: str, place: str, src: _Source) -> Any:
+        """A text the target writes its settlements in ("small (Won 10,00); big (Lost)"), as
+        the named groups of `pattern`: one object, or with `split` one per part."""
+        if not isinstance(value, str):
+            raise src.error(at, f"{place} parses {at} with a pattern: {value!r} is not a text")
+        pattern = re.compile(spec["pattern"])
+        parts = [value] if "split" not in spec else [p for p in value.split(spec["split"]) if p]
+        parsed = []
+        for part in parts:
+            found = pattern.fullmatch(part.strip())
+            if found is None:
+                raise src.error(
+                    at, f"{place} parses {at}: {part!r} does not match {spec['pattern']!r}"
+                )
+            parsed.append({k: v for k, v in found.groupdict().items() if v is not None})
+        return parsed if "split" in spec else parsed[0]
 
     def _convert(
         self, spec: dict, value: Any, ctx: dict, key: str, at: str, place: str, src: _Source
@@ -332,7 +382,7 @@ class Reader:
             raise src.error(at, f"{place}.{part} reads {at}: {raw!r} is not a list or a text")
         if game == "sicbo":
             dice = self._dice(raw)
-            entered = self.entered.get(str(ctx.get("round_id") or "")) or self.entered.get("")
+            entered = self.entered.get(str(ctx.get("round_id") or "")) or self.instant_result
             if (
                 outcomes.get("dice_order") == "sorted"
                 and entered
@@ -367,6 +417,8 @@ class Reader:
     def bet(self, fields: dict) -> BetView:
         """A bet, with the amount the target did not give derived from the one it did."""
         stake, outcome = fields.get("stake"), fields.get("outcome")
+        if stake is None:  # the target names the bet, not its stake: the slip's
+            stake = self.slip_stakes.get(fields.get("selection"))
         win, returned = fields.get("win"), fields.get("returned")
         net = fields.get("net")
         if net is not None and returned is None and stake is not None:

@@ -70,6 +70,9 @@ _FIELD = {
                 "dice": _STR,
                 "total": _STR,
                 "tokens": _STR,
+                "cookie": _STR,
+                "pattern": _STR,
+                "split": _STR,
             },
         },
     ]
@@ -97,6 +100,21 @@ _STEP = {
         "responses": _RESPONSES,
     },
 }
+# a hook that runs a lab-supplied command instead of a request (set-up a target has no API for:
+# an account created with the casino's own admin script); its output is JSON, captured like an
+# answer, and the captures it names as secret are masked in the evidence
+_COMMAND_STEP = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["command"],
+    "properties": {
+        "command": {"type": "array", "items": _STR, "minItems": 1},
+        "capture": {"type": "object", "additionalProperties": _STR},
+        "secret": {"type": "array", "items": _STR},
+        "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+    },
+}
+_HOOK = {"oneOf": [_STEP, _COMMAND_STEP]}
 _OPERATION = {  # a step (one request) and what the operation adds: reading, hooks, polling
     "type": "object",
     "additionalProperties": False,
@@ -112,8 +130,8 @@ _OPERATION = {  # a step (one request) and what the operation adds: reading, hoo
                 "fields": {"type": "object", "additionalProperties": _FIELD},
             },
         },
-        "then": {"type": "array", "items": _STEP},
-        "before": {"type": "array", "items": _STEP},
+        "then": {"type": "array", "items": _HOOK},
+        "before": {"type": "array", "items": _HOOK},
         "poll": _POLL,
         "resend_safe": {"type": "boolean"},
         "settlement": {"enum": ["from-balance"]},
@@ -255,7 +273,11 @@ MAPPING_SCHEMA: dict[str, Any] = {
                 f"^({'|'.join(ROLES)})$": {
                     "type": "object",
                     "additionalProperties": False,
-                    "properties": {"session": _STR, "headers": {"type": "object"}},
+                    "properties": {
+                        "session": _STR,
+                        "headers": {"type": "object"},
+                        "cookies": {"type": "object", "additionalProperties": _STR},
+                    },
                 }
             },
         },
@@ -283,7 +305,28 @@ MAPPING_SCHEMA: dict[str, Any] = {
         "operations": {
             "type": "object",
             "additionalProperties": False,
-            "properties": {name: _OPERATION for name in OPERATION_NAMES},
+            "properties": {
+                **{name: _OPERATION for name in OPERATION_NAMES},
+                # a target with no table API: its fixed table per game, no request
+                "create_table": {
+                    "oneOf": [
+                        _OPERATION,
+                        {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "required": ["fixed"],
+                            "properties": {
+                                "fixed": {
+                                    "type": "object",
+                                    "propertyNames": {"enum": ["sicbo", "xocdia"]},
+                                    "additionalProperties": _STR,
+                                    "minProperties": 1,
+                                }
+                            },
+                        },
+                    ]
+                },
+            },
         },
     },
 }

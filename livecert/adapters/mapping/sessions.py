@@ -6,6 +6,7 @@ an access check sends another role's credentials, a forged player token, or noth
 variable's value and every player token is shown masked (`$VARIABLE`, `$PLAYER_TOKEN`).
 """
 
+import http.cookiejar
 import json
 from collections.abc import Callable, Mapping
 from decimal import Decimal
@@ -37,8 +38,12 @@ class Sessions:
         self._send = send
         self._jars: dict[str, requests.Session] = {}
         self._logged_in: set[str] = set()
+        # the calls of no login session keep no cookie: a player's login answered there (its
+        # session cookie read into the player's token) must not ride along on other calls
         self.plain = self.new_session()
+        self.plain.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
         self.player_tokens: set[str] = set()
+        self.secrets: dict[str, str] = {}  # a set-up command's secret captures: how each shows
 
     def new_session(self) -> requests.Session:
         """A cookie jar of its own, with no proxy but the environment's for the target."""
@@ -106,7 +111,7 @@ class Sessions:
                 return self.new_session(), {}, None
             spec = roles.get("player", {})
             player = {"token": token, "player_id": ""}
-            headers = render(spec.get("headers", {}), {**context, "player": player}, self.filters)
+            headers = self._credentials(spec, {**context, "player": player})
             return self.new_session(), headers, None
         if forced:
             role = forced[1]
@@ -116,14 +121,23 @@ class Sessions:
         if name and name not in self._logged_in:
             self.login(name, context)
         try:
-            headers = render(spec.get("headers", {}), context, self.filters)
+            headers = self._credentials(spec, context)
         except TemplateError as error:
             if not forced:
-                raise MappingError(
-                    self.mapping.source, [f"roles.{role}.headers: {error}"]
-                ) from None
+                raise MappingError(self.mapping.source, [f"roles.{role}: {error}"]) from None
             headers = {}  # acting as a player outside a player's call: no credential to send
         return session, headers, name
+
+    def _credentials(self, spec: dict, context: dict) -> dict:
+        """A role's headers, and its `cookies` (a player's own session cookie, captured when
+        the player logged in) as one Cookie header."""
+        headers = render(spec.get("headers", {}), context, self.filters)
+        cookies = render(spec.get("cookies", {}), context, self.filters)
+        if cookies:
+            jar = "; ".join(f"{name}={value}" for name, value in cookies.items() if value)
+            if jar:
+                headers["Cookie"] = jar
+        return headers
 
     def expired(self, session_name: str | None, response: requests.Response) -> bool:
         """True when the answer is the session's "log in again" (any session's, when the call
@@ -161,6 +175,9 @@ class Sessions:
                     text = text.replace(spelling, "$" + env)
         for token in self.player_tokens:
             text = text.replace(token, PLAYER_TOKEN)
+        for secret, shown in self.secrets.items():
+            for spelling in {secret, quote(secret, safe=""), quote_plus(secret, safe="")}:
+                text = text.replace(spelling, shown)
         return text
 
     def close(self) -> None:

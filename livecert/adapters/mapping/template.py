@@ -118,3 +118,14 @@ def render(template: Any, context: Mapping[str, Any], filters: Mapping[str, Filt
     if isinstance(template, list):
         return [render(item, context, filters) for item in template]
     return template
+
+
+def lookup_value(tables: Mapping[str, Mapping[str, Any]], table: str | None, value: Any) -> Any:
+    """`${outcome|join(,)|lookup(seeds)}`: the row of a `values` table the value names (an RNG
+    seed per outcome, a vendor's code per name); a value the table lacks is a mapping error."""
+    if not table or table not in tables:
+        raise TemplateError(f"lookup({table}) names no table of `values`")
+    key = _text(value)
+    if key not in tables[table]:
+        raise TemplateError(f"values.{table} has no row {key!r}")
+    return tables[table][key]

@@ -1,0 +1,61 @@
+"""Start the example cookie casino (examples/cookie_casino) for a test, with its own database."""
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from cli_support import certify_mapping
+
+ROOT = Path(__file__).resolve().parent.parent
+COOKIE_MAPPING = ROOT / "examples" / "cookie_casino" / "mapping.yaml"
+
+
+@contextmanager
+def cookie_casino(*faults: str) -> Iterator[tuple[str, dict]]:
+    """(base URL, environment naming its database and Python) of a running casino; stopped
+    after. The casino announces the port it bound (port 0), so no two runs race for one."""
+    with tempfile.TemporaryDirectory(prefix="cookie-casino-") as folder:
+        db = Path(folder) / "casino.sqlite3"
+        command = [sys.executable, "-m", "examples.cookie_casino", "--db", str(db), "--port", "0"]
+        for fault in faults:
+            command += ["--fault", fault]
+        server = subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        try:
+            line = server.stdout.readline() if server.stdout else ""
+            if "listening on " not in line:
+                raise RuntimeError(f"the cookie casino did not start: {line!r}")
+            url = line.split("listening on ", 1)[1].strip()
+            env = {
+                **os.environ,
+                "COOKIE_CASINO_DB": str(db),
+                "COOKIE_CASINO_PYTHON": sys.executable,
+            }
+            yield url, env
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
+def certify_cookie_casino(
+    folder: Path, url: str, env: dict, *args: str, mapping: Path = COOKIE_MAPPING
+) -> tuple[int, dict, str]:
+    return certify_mapping(folder, mapping, url, env, *args)
+
+
+if __name__ == "__main__":  # the whole suite against the clean casino, both games
+    import json
+
+    with cookie_casino() as (url, env):
+        status, certificate, output = certify_cookie_casino(
+            Path(tempfile.mkdtemp(prefix="cookie-casino-report-")), url, env, "--game", "all"
+        )
+    print(output[-2500:])
+    failed = [c for c, row in certificate["clauses"].items() if row["status"] == "failed"]
+    print(json.dumps({"verdict": certificate["verdict"], "failed": failed}))
+    sys.exit(1 if failed or certificate["harness_errors"] else 0)

@@ -1,0 +1,71 @@
+"""A casino shaped like the PHP + MySQL ones labs meet, certified through its mapping alone.
+
+examples/cookie_casino has no player, table or round API: players are accounts its admin
+command makes, known only by the PHPSESSID cookie their login sets; one request bets, plays the
+round the RNG seed gives and settles it; money is written "1.234,50"; each bet's result is only
+in a text log. examples/cookie_casino/mapping.yaml drives it with no shim (a lab-supplied
+command, cookie sessions, a fixed table, a seed lookup table, settlements parsed from text). Its
+clean run passes every duty that needs no live round with no finding; each of its seeded faults
+fails exactly its clause. The whole suite against it (both games, every clause: about three
+minutes) is `python tests/cookie_support.py`.
+"""
+
+from pathlib import Path
+
+import pytest
+from cookie_support import certify_cookie_casino, cookie_casino
+
+from examples.cookie_casino.casino import FAULTS
+
+DUTIES = ("REG-INPUT-01", "REG-BAL-01", "REG-MONEY-01", "REG-ACCESS-01")
+FAULT_CLAUSES = {
+    "negative-stake-in-slip": {"REG-INPUT-01"},
+    "unoffered-code-accepted": {"REG-INPUT-01"},
+    "lost-update": {"REG-MONEY-01"},
+    "stake-over-balance": {"REG-BAL-01", "REG-INPUT-01"},
+    "total10-pays-5": {"SB-PAY-08"},
+}
+# what each fault run certifies: the four duties (so a duty fault fails its duty and no other);
+# the payout fault on its paytable row, the sweep narrowed to its selections (--sweep-only)
+JUDGED = {fault: DUTIES for fault in FAULT_CLAUSES} | {"total10-pays-5": ("SB-PAY-08",)}
+
+
+def test_every_fault_of_the_casino_is_run_here() -> None:
+    assert set(FAULT_CLAUSES) == set(FAULTS)
+
+
+@pytest.mark.parametrize("game", ["sicbo", "xocdia"])
+def test_the_clean_casino_passes_every_duty_through_its_mapping_alone(
+    tmp_path: Path, game: str
+) -> None:
+    with cookie_casino() as (url, env):
+        status, certificate, output = certify_cookie_casino(
+            tmp_path, url, env, "--game", game, "--clauses", ",".join(DUTIES)
+        )
+    assert (status, certificate["verdict"]) == (0, "compliant"), output[-3000:]
+    for clause in DUTIES:
+        row = certificate["clauses"][clause]
+        assert row["status"] == "passed" and row["checks"]["held"] > 0, (clause, row)
+    assert certificate["target"]["adapter"]["name"] == "Cookie Casino (PHP)"
+    # the players were the casino's own accounts, made by its admin command, known by cookie
+    attachments = " ".join(
+        p.read_text(errors="replace")
+        for p in (tmp_path / "report" / "allure-results").glob("*-attachment*")
+    )
+    assert "examples.cookie_casino.admin" in attachments and "/login.php" in attachments
+    assert "PHPSESSID=$PLAYER_TOKEN" in attachments
+    assert "$CAPTURED_PASSWORD" in attachments
+
+
+@pytest.mark.parametrize("fault", sorted(FAULT_CLAUSES))
+def test_each_fault_of_the_casino_fails_exactly_its_clause(tmp_path: Path, fault: str) -> None:
+    judged = JUDGED[fault]
+    narrowed = ["--sweep-only", "SB-PAY-08"] if judged == ("SB-PAY-08",) else []
+    with cookie_casino(fault) as (url, env):
+        status, certificate, output = certify_cookie_casino(
+            tmp_path, url, env, "--game", "sicbo", "--clauses", ",".join(judged), *narrowed
+        )
+    assert (status, certificate["verdict"]) == (1, "non-compliant"), output[-3000:]
+    failed = {c for c in judged if certificate["clauses"][c]["status"] == "failed"}
+    assert failed == FAULT_CLAUSES[fault], {c: certificate["clauses"][c]["status"] for c in judged}
+    assert certificate["harness_errors"] == []
