@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from cli_support import certify as run_certify
 from fake_target import INFO, fake_target, healthy_preflight, send, send_json
+from samples import ROUND
 
 
 def certify(url: str, tmp_path: Path, timeout: float = 2.0) -> tuple[int, str, dict, float]:
@@ -134,7 +135,9 @@ def test_a_target_that_breaks_after_the_run_started_stops_the_run(
     scenarios = scenario_records(tmp_path)
     assert len(scenarios) == 1 and scenarios[0]["outcome"] == "error"
     assert certificate["summary"] == {"scenarios": 1, "error": 1}
-    assert "create a test player" in certificate["target_errors"][0]  # the operation, named
+    # the operation, named: the first scenario's first call (its table: players are made
+    # where a step first needs one)
+    assert "create a sicbo table" in certificate["target_errors"][0]
 
 
 def test_a_response_outside_the_contract_fails_the_scenario_and_is_listed(tmp_path: Path) -> None:
@@ -145,6 +148,10 @@ def test_a_response_outside_the_contract_fails_the_scenario_and_is_listed(tmp_pa
             send_json(
                 handler, 201, {"player_id": "p", "token": "t", "balance": 1000.0, "connected": True}
             )
+        elif handler.path == "/v1/tables":  # the first scenario's table and round come first
+            send_json(handler, 201, {"table_id": "t1", "game": "sicbo"})
+        elif handler.path == "/v1/tables/t1/rounds":
+            send_json(handler, 201, {**ROUND, "state": "betting", "result": None, "bets": []})
         else:
             send_json(handler, 503, {"error": {"code": "INTERNAL", "message": "stop here"}})
 

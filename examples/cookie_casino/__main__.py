@@ -15,7 +15,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8790, help="0 picks a free port")
     parser.add_argument("--fault", action="append", default=[], choices=sorted(FAULTS))
     args = parser.parse_args(argv)
-    with connect(args.db):
+    with connect(args.db, create=True):
         pass  # the tables exist before the first page
     server = make_server(args.host, args.port, args.db, frozenset(args.fault))
     host, port = server.server_address[:2]

@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> None:
     text = args.balance.replace(".", "").replace(",", ".") if "," in args.balance else args.balance
     cents = int(Decimal(text) * 100)
     user, password = f"p{secrets.token_hex(5)}", secrets.token_urlsafe(12)
-    with connect(args.db) as con:
+    with connect(args.db, create=True) as con:
         con.execute("insert into players values (?, ?, ?)", (user, password, cents))
     print(json.dumps({"user": user, "password": password}))
 

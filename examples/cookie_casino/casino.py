@@ -38,11 +38,13 @@ class CasinoError(Exception):
 
 
 @contextmanager
-def connect(db: Path) -> Iterator[sqlite3.Connection]:
-    """One request's connection (autocommit; a round takes its own transaction), closed after."""
+def connect(db: Path, create: bool = False) -> Iterator[sqlite3.Connection]:
+    """One request's connection (autocommit; a round takes its own transaction), closed after;
+    `create` makes the tables first (once, at start: not under every page's lock)."""
     con = sqlite3.connect(db, timeout=30, isolation_level=None)
     try:
-        con.executescript(SCHEMA)
+        if create:
+            con.executescript(SCHEMA)
         yield con
     finally:
         if con.in_transaction:
