@@ -55,6 +55,9 @@ def make_server(host: str, port: int, db: Path, faults: frozenset[str]) -> Threa
             except CasinoError as error:
                 self._answer({"status": "error", "message": str(error)})
 
-    server = ThreadingHTTPServer((host, port), Page)
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 128  # the default backlog of 5 refuses rounds played at once
+
+    server = Server((host, port), Page)
     server.daemon_threads = True
     return server
