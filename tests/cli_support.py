@@ -28,3 +28,25 @@ def certify_mapping(
         *args,
         env=env,
     )
+
+
+def certify_through(
+    folder: Path, url: str, server, game: str, clauses: str, *args: str
+) -> tuple[int, dict, str]:
+    """`livecert certify --no-html` of `game` on `clauses`, at `url` standing in front of the
+    embedded reference `server` (a proxy), with the server's tokens."""
+    return certify(
+        folder,
+        "--no-html",
+        "--game",
+        game,
+        "--clauses",
+        clauses,
+        "--target-url",
+        url,
+        "--operator-token",
+        server.operator_token,
+        "--dealer-token",
+        server.dealer_token,
+        *args,
+    )

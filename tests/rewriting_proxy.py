@@ -15,6 +15,8 @@ from fake_target import serving
 
 # (method, path, status, body) -> the body sent back instead
 Rewrite = Callable[[str, str, int, object], object]
+# (method, path, request body) -> True where the proxy refuses the request itself (422)
+Refuse = Callable[[str, str, bytes], bool]
 HOP_HEADERS = {"content-length", "transfer-encoding", "connection", "content-encoding"}
 
 
@@ -44,7 +46,9 @@ def another_round_in_bet_and_result_answers(
 
 
 @contextmanager
-def rewriting_proxy(upstream: str, rewrite: Rewrite) -> Iterator[str]:
+def rewriting_proxy(upstream: str, rewrite: Rewrite, refuse: Refuse | None = None) -> Iterator[str]:
+    """A proxy to `upstream` bending answers with `rewrite`; a request `refuse` picks is
+    refused with a 422 and a reason, never forwarded (a gateway keeping limits of its own)."""
     session = requests.Session()
 
     class Handler(BaseHTTPRequestHandler):
@@ -55,6 +59,15 @@ def rewriting_proxy(upstream: str, rewrite: Rewrite) -> Iterator[str]:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_HEADERS}
+            if refuse is not None and refuse(self.command, self.path, body or b""):
+                refusal = {"error": {"code": "INVALID_STAKE", "message": "the gateway refuses it"}}
+                payload = json.dumps(refusal).encode()
+                self.send_response(422)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                return
             answer = session.request(
                 self.command, upstream + self.path, data=body, headers=headers, timeout=30
             )

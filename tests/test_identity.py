@@ -9,7 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from cli_support import certify
+from cli_support import certify_through
 from rewriting_proxy import another_round_in_bet_and_result_answers, rewriting_proxy, unchanged
 
 from livecert.adapters.model import BetView, PlayerHandle, RoundView
@@ -20,26 +20,13 @@ from livecert.harness.identity import IdentityFailure, IdentityGuard, IdentityVi
 CLAUSES = "SB-RND-02,SB-RND-03,CONTRACT-03"  # the round scenarios: bets and results
 
 
-def certify_through(proxy_rewrite, tmp_path: Path) -> tuple[int, dict, str]:
+def certify_behind(proxy_rewrite, tmp_path: Path) -> tuple[int, dict, str]:
     with EmbeddedServer() as server, rewriting_proxy(server.url, proxy_rewrite) as url:
-        return certify(
-            tmp_path / "report",
-            "--no-html",
-            "--game",
-            "sicbo",
-            "--clauses",
-            CLAUSES,
-            "--target-url",
-            url,
-            "--operator-token",
-            server.operator_token,
-            "--dealer-token",
-            server.dealer_token,
-        )
+        return certify_through(tmp_path / "report", url, server, "sicbo", CLAUSES)
 
 
 def test_answers_naming_another_round_fail_the_identity_clause(tmp_path: Path) -> None:
-    status, cert, output = certify_through(another_round_in_bet_and_result_answers, tmp_path)
+    status, cert, output = certify_behind(another_round_in_bet_and_result_answers, tmp_path)
     assert (status, cert["verdict"]) == (1, "non-compliant"), output
     failed = {c for c, row in cert["clauses"].items() if row["status"] == "failed"}
     assert failed == {"CONTRACT-03"}
@@ -53,7 +40,7 @@ def test_answers_naming_another_round_fail_the_identity_clause(tmp_path: Path) -
 
 
 def test_the_same_proxy_passing_answers_through_is_compliant(tmp_path: Path) -> None:
-    status, cert, output = certify_through(unchanged, tmp_path)
+    status, cert, output = certify_behind(unchanged, tmp_path)
     assert (status, cert["verdict"]) == (0, "compliant"), output
     assert cert["verdict_statement"] == "compliant on the 3 selected clauses; not a certification"
     assert cert["clauses"]["CONTRACT-03"]["checks"]["held"] > 0

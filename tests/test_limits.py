@@ -4,9 +4,11 @@ of a target that declares none (livecert/harness/limits.py, livecert/certify/cer
 import random
 from decimal import Decimal
 
-from cli_support import certify
+from cli_support import certify, certify_through
+from rewriting_proxy import rewriting_proxy, unchanged
 
 from livecert.adapters.model import TableLimits, limits_from
+from livecert.harness.embedded import EmbeddedServer
 from livecert.harness.instant import random_slip
 from livecert.harness.limits import LARGE_STAKE, balance_for, plan_probes
 
@@ -103,3 +105,39 @@ def test_a_target_declaring_no_limits_is_not_applicable_not_incomplete(tmp_path)
     # the very large stake was still taken and settled by the paytable
     assert certificate["clauses"]["REG-SETTLE-01"]["status"] == "passed"
     assert "not applicable 1" in output
+
+
+def _the_probe_stakes(method: str, path: str, body: bytes) -> bool:
+    """The two stakes the probes try where no limit is declared: a cent and LARGE_STAKE."""
+    slip = body.decode("utf-8", "replace")
+    return (
+        method == "POST"
+        and path.endswith("/bets")
+        and any(
+            f'"stake": "{s}"' in slip or f'"stake":"{s}"' in slip for s in ("0.01", LARGE_STAKE)
+        )
+    )
+
+
+def test_probes_all_refused_settle_nothing_and_credit_nothing(tmp_path) -> None:
+    """A gateway that keeps limits it does not declare: the probes are refused, so no slip is
+    settled, and REG-SETTLE-01 must not pass on the limits scenario for slips merely tried."""
+    with (
+        EmbeddedServer(without=("limits",)) as server,
+        rewriting_proxy(server.url, unchanged, _the_probe_stakes) as url,
+    ):
+        status, certificate, output = certify_through(
+            tmp_path,
+            url,
+            server,
+            "xocdia",
+            "REG-LIMIT-01,REG-SETTLE-01",
+            *("--", "-k", "declared_limits and not instant"),
+        )
+    assert "0 selected" not in output and "no tests ran" not in output, output[-3000:]
+    settle = certificate["clauses"]["REG-SETTLE-01"]
+    assert settle["checks"]["ran"] == 0, settle
+    assert settle["status"] == "not-tested", settle
+    assert "was refused" in settle["reason"] and "not settled" in settle["reason"], settle
+    assert certificate["clauses"]["REG-LIMIT-01"]["status"] == "not-applicable"
+    assert (status, certificate["verdict"]) == (2, "incomplete"), output[-3000:]
