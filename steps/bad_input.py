@@ -14,6 +14,7 @@ from pytest_bdd import given, parsers, then, when
 from fixtures.scene import Scene
 from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
+from livecert.harness.read_balances import over_the_balance_read, real_balance
 from livecert.harness.vocabulary import selection_code
 from steps.rounds import DEFAULT_RESULT
 
@@ -58,8 +59,16 @@ def bet_on_raw_code(scene: Scene, stake: str, code: str) -> None:
     )
 )
 def bet_raw_stake(scene: Scene, stake: str, label: str) -> None:
-    code = selection_code(label, scene.game)
-    _attempt(scene, lambda h, r: scene.adapter.place_bets(h, r, [(code, stake)]))
+    _attempt_slip(scene, [(selection_code(label, scene.game), stake)])
+
+
+def _attempt_slip(scene: Scene, slip) -> None:
+    """A slip tried like any attempt; one over the balance is made over the balance the
+    player's account really holds, where it is read, not set (read_balances.py)."""
+    shown = scene.adapter.balance(scene.player())
+    limits = scene.target.info.limits.get(scene.game)
+    sent = over_the_balance_read(scene.adapter, scene.player(), slip, shown, limits)
+    _attempt(scene, lambda h, r: scene.adapter.place_bets(h, r, sent))
 
 
 @when(
@@ -72,12 +81,7 @@ def bet_raw_stake(scene: Scene, stake: str, label: str) -> None:
 )
 def mixed_slip(scene: Scene, label: str, stake: str, code: str) -> None:
     good = selection_code(label, scene.game)
-    _attempt(
-        scene,
-        lambda h, r: scene.adapter.place_bets(
-            h, r, [(good, Decimal("10.00")), (code, stake), (good, Decimal("1.00"))]
-        ),
-    )
+    _attempt_slip(scene, [(good, Decimal("10.00")), (code, stake), (good, Decimal("1.00"))])
 
 
 @when("the player's device sends an empty bet slip")
@@ -220,11 +224,12 @@ def balance_unmoved(scene: Scene, balance: Decimal, moved: tuple[str, ...]) -> N
         f"the balance moved from {before} to {balance}",
         f"the balance stayed at {balance}",
     )
+    held = real_balance(scene.adapter, scene.player(), balance)
     scene.checks.check(
-        balance >= 0,
+        held >= 0,
         (BALANCE,),
-        f"the balance is below zero: {balance}",
-        f"the balance {balance} is not below zero",
+        f"the balance is below zero: {held}",
+        f"the balance {held} is not below zero",
     )
 
 

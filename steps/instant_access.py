@@ -14,11 +14,9 @@ from pytest_bdd import given, parsers, then, when
 
 from fixtures.scene import DEFAULT_PLAYER, Scene
 from livecert.adapters import Refused
-from livecert.harness.instant import play
 from livecert.harness.vocabulary import selection_code
 from steps.access import WHO, acting
 from steps.instant import AMOUNT, play_here
-from steps.rounds import DEFAULT_RESULT
 
 ACCESS = "REG-ACCESS-01"
 IDEMPOTENCY = "REG-IDEMP-01"
@@ -36,15 +34,13 @@ IDEMPOTENCY = "REG-IDEMP-01"
 def someone_plays(scene: Scene, who: str, stake: str, label: str) -> None:
     adapter, handle = acting(scene, who, "play an instant round")
     name = next((n for n, h in scene.players.items() if h == handle), DEFAULT_PLAYER)
-    tried = play(
-        adapter,
-        name if who in ("the player", "another player") else f"{who} for {name}",
-        handle,
-        scene.table(),
+    tried = play_here(
+        scene,
         [(selection_code(label, scene.game), Decimal(stake))],
-        DEFAULT_RESULT[scene.game],
+        who=name if who in ("the player", "another player") else f"{who} for {name}",
+        adapter=adapter,
+        handle=handle,
     )
-    scene.instant_plays.append(tried)
     scene.refusal = tried.refusal
     scene.access_outcome = "allowed" if tried.accepted else "refused"
 
@@ -130,17 +126,7 @@ def round_sent_twice(scene: Scene, stake: str, label: str) -> None:
     first = play_here(scene, slip, key=key)
     if not first.accepted:
         pytest.skip(f"not testable on this target: it refused the round ({first.refusal})")
-    scene.instant_plays.append(
-        play(
-            scene.adapter,
-            "the device again",
-            scene.player(),
-            scene.table(),
-            slip,
-            first.outcome,
-            key,
-        )
-    )
+    play_here(scene, slip, first.outcome, "the device again", key, handle=scene.player())
 
 
 @then("the round was played once")

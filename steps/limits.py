@@ -18,7 +18,7 @@ from livecert.harness.attempts import refusal
 from livecert.harness.findings import ClauseFailure, HarnessError
 from livecert.harness.instant import play, require_instant, step_of
 from livecert.harness.limits import LIMIT_DUTY, NOT_APPLICABLE, Probe, balance_for, plan_probes
-from livecert.harness.settlement_check import SETTLE_DUTY, check_bet
+from livecert.harness.settlement_check import SETTLE_DUTY, judge_slip
 from livecert.harness.sweep import offered_codes
 from livecert.harness.vocabulary import paytable
 from steps.rounds import DEFAULT_RESULT, GAMES
@@ -116,21 +116,15 @@ def _try_every_probe(scene: Scene, attempt: Callable[[Scene, Probe], Tried]) -> 
             continue
         if probe.limit:
             scene.checks.held((LIMIT_DUTY,), f"{probe.describe()} was taken")
-        shown = {b.selection: b for b in (settled.bets if settled else ())}
-        for code, stake in probe.slip:
-            bet = shown.get(code)
-            if bet is None or bet.stake != stake:
-                failures.append(
-                    scene.checks.failed(
-                        (SETTLE_DUTY,), f"the settled round does not show {stake} on {code}"
-                    )
-                )
-                continue
-            row = check_bet(table, bet, outcome, info.minor_unit, info.rounding)
-            if row.matches:
-                scene.checks.held(row.clauses, row.describe())
-            else:
-                failures.append(scene.checks.failed(row.clauses, f"{row.describe()} on {outcome}"))
+        failures += judge_slip(
+            scene.checks,
+            table,
+            probe.slip,
+            settled.bets if settled else (),
+            outcome,
+            info.minor_unit,
+            info.rounding,
+        )
     scene.limit_lines = lines
     allure.attach(
         "\n".join(lines), "the slips at and beyond the limits", allure.attachment_type.TEXT

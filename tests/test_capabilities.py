@@ -4,6 +4,8 @@ not tested with the reason, the verdict says so, and none of them is ever passed
 
 from cli_support import certify
 
+from livecert.harness.capabilities import skip_reason
+
 
 def test_clauses_needing_an_undeclared_capability_are_not_tested_never_passed(tmp_path) -> None:
     status, certificate, output = certify(
@@ -48,3 +50,17 @@ def test_clauses_needing_an_undeclared_capability_are_not_tested_never_passed(tm
         assert any(
             "does not declare the capability 'instant-round'" in r for r in row["not_testable"]
         ), row["not_testable"]
+
+
+NO_LIVE = "the target plays instant rounds only: there is no live round (no open_round)"
+
+
+def test_a_live_rounds_ability_on_a_target_without_live_rounds_says_both() -> None:
+    both = skip_reason(["reshake"], ["reshake"], NO_LIVE)
+    assert both is not None and "'reshake'" in both and both.endswith(f"; and {NO_LIVE}")
+    # declared abilities run; an instant round's own ability never blames the live round
+    assert skip_reason([], ["reshake"], NO_LIVE) is None
+    idempotency = skip_reason(["idempotency"], ["idempotency"], NO_LIVE)
+    assert idempotency is not None and "instant rounds only" not in idempotency
+    # a target with live rounds: the capability alone
+    assert "instant rounds only" not in (skip_reason(["pause"], ["pause"], None) or "")

@@ -1614,7 +1614,7 @@ def _seeded(data: dict) -> None:
     """Outcome forcing through an RNG seed per outcome, looked up in a `values` table."""
     for name in ("open_round", "close_betting", "place_bets", "get_round", "enter_result"):
         data["operations"].pop(name)
-    data["declares"]["capabilities"] = ["instant-round"]
+    data["declares"]["capabilities"] = ["instant-round", "batch-bets"]  # a slip: one request
     data["values"] = {**data.get("values", {}), "seeds": {"1,2,3": "9041", "6,6,6": "77"}}
     data["operations"]["play_round"] = {
         "role": "player",
@@ -1785,3 +1785,264 @@ def test_an_unknown_code_the_target_reads_as_one_of_its_bets_is_not_sent(tmp_pat
             adapter.place_bets(PlayerHandle("7", "k"), "r1", [("big", Decimal(1))])
         adapter.place_bets(PlayerHandle("7", "k"), "r1", [("FOUR_RED", Decimal(1))])
     assert len(seen) == 2  # a code that means nothing to the target is still sent
+
+
+# -- one operation, a request per game; constant answer fields -----------------------------------
+
+
+def _per_game_bets(data: dict) -> None:
+    """One bet operation whose request differs per game: Sic Bo posts a form to /sicbo.php
+    (`bets`, `seed`), Xoc Dia JSON with its own field names to /xocdia.php."""
+    data["operations"]["place_bets"]["request"] = {
+        "per_game": {
+            "sicbo": {
+                "method": "POST",
+                "path": "/sicbo.php",
+                "form": {
+                    "round": "${round_id}",
+                    "bets": {
+                        "json": {
+                            "each": "bets",
+                            "as": "b",
+                            "item": {"pick": "${b.selection}", "amount": "${b.stake}"},
+                        }
+                    },
+                    "seed": "${idempotency_key}",
+                },
+            },
+            "xocdia": {
+                "method": "POST",
+                "path": "/xocdia.php",
+                "headers": {"X-Request-Id": "${idempotency_key}"},
+                "json": {
+                    "van": "${round_id}",
+                    "cuoc": {
+                        "each": "bets",
+                        "as": "b",
+                        "item": {"cua": "${b.selection}", "tien": "${b.stake}"},
+                    },
+                },
+            },
+        }
+    }
+
+
+def test_one_operation_sends_the_request_of_the_calls_game(tmp_path: Path) -> None:
+    rounds = {"/tables/t1/rounds": ("r1", "sicbo"), "/tables/t2/rounds": ("r2", "xocdia")}
+    rounds["/tables/t3/rounds"] = ("r3", "SB")  # a game the round shape does not translate
+
+    def script(request: Seen):
+        if request.path.endswith(".php"):
+            return 200, {}, {"bets": []}
+        round_id, game = rounds[request.path]
+        return 200, {}, a_round(id=round_id, game=game)
+
+    player = PlayerHandle("7", "k")
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _per_game_bets)
+        for table in ("t1", "t2", "t3"):
+            adapter.open_round(table)
+        adapter.place_bets(player, "r1", [("BIG", Decimal("1.50"))], "key-1")
+        adapter.place_bets(player, "r2", [("EVEN", Decimal("2.00"))], "key-2")
+        sent = len(seen)
+        # a round no answer has shown: its game is unknown, so no request can be chosen
+        with pytest.raises(Unsupported, match=r"request\.per_game sends a request per game"):
+            adapter.place_bets(player, "never-opened", [("BIG", Decimal(1))])
+        with pytest.raises(MappingError, match=r"has no request for 'SB' \(it has: sicbo, xoc"):
+            adapter.place_bets(player, "r3", [("BIG", Decimal(1))])
+        assert len(seen) == sent  # neither was sent
+    sicbo, xocdia = seen[3:5]
+    assert (sicbo.path, dict(parse_qsl(sicbo.body))) == (
+        "/sicbo.php",
+        {"round": "r1", "bets": '[{"pick":"big","amount":1.50}]', "seed": "key-1"},
+    )
+    assert (xocdia.path, json.loads(xocdia.body, parse_float=Decimal)) == (
+        "/xocdia.php",
+        {"van": "r2", "cuoc": [{"cua": "even", "tien": Decimal("2.00")}]},
+    )
+    assert xocdia.headers["X-Request-Id"] == "key-2" and "X-Request-Id" not in sicbo.headers
+    # the evidence is the request each game really sent
+    recorded = [(e.method, e.url, e.request_body) for e in adapter.recorder.snapshot()[3:]]
+    assert recorded == [
+        ("POST", f"{url}/sicbo.php", sicbo.body),
+        ("POST", f"{url}/xocdia.php", xocdia.body),
+    ]
+
+
+def _per_game(name: str, sicbo: dict, xocdia: dict) -> Callable[[dict], None]:
+    return lambda d: d["operations"][name].update(
+        request={"per_game": {"sicbo": sicbo, "xocdia": xocdia}}
+    )
+
+
+def _per_game_bets_and(change: Callable[[dict], None]) -> Callable[[dict], None]:
+    return lambda d: (_per_game_bets(d), change(d))
+
+
+_WALLET = {"method": "GET", "path": "/wallet"}
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            _per_game("balance", _WALLET, _WALLET),
+            "operations.balance.request.per_game: balance is not given the game, so it cannot "
+            "choose a request per game",
+        ),
+        (
+            _per_game_bets_and(
+                lambda d: d["operations"]["place_bets"]["request"]["per_game"].pop("xocdia")
+            ),
+            "operations.place_bets.request.per_game: names no request for xocdia, which "
+            "declares.games lists",
+        ),
+        (
+            _per_game_bets_and(lambda d: d["declares"].update(games=["sicbo"])),
+            "operations.place_bets.request.per_game.xocdia: xocdia is not a game declares.games "
+            "lists",
+        ),
+        (
+            _per_game_bets_and(
+                lambda d: d["operations"]["place_bets"]["request"]["per_game"]["xocdia"].update(
+                    path="/xocdia.php?van=${round}"
+                )
+            ),
+            "operations.place_bets.request.per_game.xocdia.path: ${round} names nothing this "
+            "operation has",
+        ),
+        (
+            _per_game_bets_and(
+                lambda d: d["operations"]["place_bets"]["request"]["per_game"]["sicbo"].update(
+                    json={"seed": "${idempotency_key}"}
+                )
+            ),
+            "operations.place_bets.request.per_game.sicbo: must NOT match",  # json and form
+        ),
+        (
+            _per_game_bets_and(
+                lambda d: d["operations"]["place_bets"]["request"]["per_game"]["sicbo"].update(
+                    method="SEND"
+                )
+            ),
+            "operations.place_bets.request.per_game.sicbo.method: must be one of",
+        ),
+        (
+            _per_game_bets_and(
+                lambda d: d["operations"]["place_bets"]["request"].update(method="POST")
+            ),
+            "operations.place_bets.request: must not contain {'method'}",
+        ),
+        (
+            lambda d: (
+                _table_opens_its_own_rounds(d),
+                _per_game(
+                    "open_round",
+                    {"method": "GET", "path": "/tables/${table_id}/current"},
+                    {"method": "POST", "path": "/tables/${table_id}/next"},
+                )(d),
+            ),
+            "operations.open_round.poll.new_round: it sends open_round again and again, which "
+            "must be a read",
+        ),
+        # a constant answer field reads nothing, and is never absent
+        (
+            lambda d: d["shapes"]["round"].update(game={"const": "sicbo", "path": "game"}),
+            "shapes.round.game: const is the value as given, so it cannot have path too",
+        ),
+        (
+            lambda d: d["operations"]["balance"]["answer"]["fields"].update(
+                balance={"const": "5.00", "default": "0", "as": "money"}
+            ),
+            "operations.balance.answer.fields.balance: const is the value as given, so it cannot "
+            "have default too",
+        ),
+    ],
+)
+def test_a_request_per_game_and_a_constant_are_checked_at_load_naming_where(
+    tmp_path: Path, change: Callable[[dict], None], problem: str
+) -> None:
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, change))
+    assert any(problem in p for p in raised.value.problems), raised.value.problems
+
+
+def test_a_declared_idempotency_needs_the_key_in_every_games_request(tmp_path: Path) -> None:
+    def idempotent(data: dict) -> None:
+        _per_game_bets(data)
+        data["declares"]["capabilities"].append("idempotency")
+
+    load_mapping(mapping_file(tmp_path, idempotent))  # each game's request sends the key
+
+    def xocdia_without(data: dict) -> None:
+        idempotent(data)
+        data["operations"]["place_bets"]["request"]["per_game"]["xocdia"].pop("headers")
+
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, xocdia_without))
+    [problem] = raised.value.problems
+    assert problem.startswith(
+        "declares.capabilities: 'idempotency' needs operations.place_bets.request.per_game.xocdia"
+        " to send ${idempotency_key}"
+    )
+
+
+_LOCALE = {"scale": "units", "format": "locale", "thousands": ".", "decimal": ","}
+
+
+def _constants(data: dict) -> None:
+    """A Sic Bo API whose round never says its game, whose bets say no status and are all one
+    chip of 10,00; its bets go to /sicbo.php (a request per game)."""
+    _per_game_bets(data)
+    data["shapes"]["round"]["game"] = {"const": "sicbo"}
+    data["shapes"]["bet"]["status"] = {"const": "settled"}
+    data["shapes"]["bet"]["stake"] = {"const": "10,00", "as": "money", "money": _LOCALE}
+    data["shapes"]["round"]["state"] = {"const": "done", "values": "state"}
+
+
+def test_constant_fields_are_taken_as_given_and_read_like_values(tmp_path: Path) -> None:
+    bet = {"id": "b1", "round": "r1", "player": "7", "pick": "big", "outcome": "win", "net": 10}
+    answer = {k: v for k, v in a_round(dice=[4, 5, 6], bets=[bet]).items() if k != "game"}
+    answer.pop("state")
+
+    def script(request: Seen):
+        return 200, {}, {"bets": []} if request.path == "/sicbo.php" else answer
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _constants)
+        shown = adapter.get_round("r1")
+        adapter.place_bets(PlayerHandle("7", "k"), "r1", [("BIG", Decimal(1))])
+    assert (shown.game, shown.state, shown.result) == (
+        "sicbo",
+        "settled",  # the constant, through its value table
+        {"dice": [4, 5, 6], "total": 15},
+    )
+    [read] = shown.bets
+    assert (read.selection, read.status, read.stake, read.returned) == (
+        "BIG",  # read with the Sic Bo table: the constant game was read first
+        "settled",
+        Decimal("10.00"),
+        Decimal("20"),
+    )
+    assert seen[1].path == "/sicbo.php"  # the round's constant game chose the request
+
+
+@pytest.mark.parametrize(
+    ("field", "spec", "words"),
+    [
+        ("state", {"const": "finished"}, "shapes.round.state reads const: 'finished', where the "),
+        ("table_id", {"const": None}, "shapes.round.table_id reads const: null, where the harness"),
+    ],
+)
+def test_a_constant_is_checked_like_a_value_read(
+    tmp_path: Path, field: str, spec: dict, words: str
+) -> None:
+    def constant(data: dict) -> None:
+        data["shapes"]["round"][field] = spec
+
+    with (
+        scripted(lambda _: (200, {}, a_round())) as (url, _),
+        pytest.raises(MappingAnswerError, match=words) as raised,
+    ):
+        adapter_for(tmp_path, url, constant).get_round("r1")
+    assert raised.value.path == "const"

@@ -118,6 +118,11 @@ def test_a_vendor_with_only_instant_rounds_is_certified_on_what_it_can_show(
         assert "plays instant rounds only" in clauses[clause]["reason"]
         missing = "its mapping has no open_round, close_betting, place_bets, get_round"
         assert missing in clauses[clause]["reason"]
+    # a re-shake needs the capability the instant-only mapping does not declare, and a live
+    # round it does not have: the reason says both
+    for clause in ("SB-RND-05", "SB-RND-06"):
+        reason = clauses[clause]["reason"]
+        assert "'reshake'" in reason and "plays instant rounds only" in reason, reason
     assert certificate["sweep"]["sicbo"]["mismatches"] == 0
 
 

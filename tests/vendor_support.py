@@ -58,12 +58,12 @@ def vendor_server(
 
 def instant_only_mapping(folder: Path) -> Path:
     """The vendor's mapping without its live table: only the instant table, which bets, takes
-    the lab's result and settles in one request (a vendor with no round to drive), with its
-    request id as the idempotency key."""
+    the lab's result and settles in one request (a vendor with no round to drive), a whole slip
+    at once, with its request id as the idempotency key."""
     data = yaml.safe_load(MAPPING.read_text(encoding="utf-8"))
     kept = {"info", "create_player", "create_table", "balance", "bet_record", "play_round"}
     data["operations"] = {k: v for k, v in data["operations"].items() if k in kept}
-    data["declares"]["capabilities"] = ["instant-round", "idempotency"]
+    data["declares"]["capabilities"] = ["instant-round", "idempotency", "batch-bets"]
     path = folder / "instant-only.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path

@@ -82,7 +82,7 @@ Feature: Bad input is refused with a reason and changes nothing
 
   Rule: a slip with one bad bet among good ones is refused whole
 
-    @REG-INPUT-01
+    @REG-INPUT-01 @needs-batch-bets
     Scenario Outline: At a <game> table, a slip with "<stake>" on "<code>" among good bets
       Given the player holds a bet of 10.00 on Big in an open round
       When the player tries a slip of 10.00 on Big and "<stake>" on the selection "<code>"

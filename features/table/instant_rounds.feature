@@ -63,7 +63,7 @@ Feature: Instant rounds keep the table's duties
         | Xoc Dia | 0.005 |
         | Xoc Dia | ten   |
 
-    @REG-INPUT-01 @REG-BAL-01
+    @REG-INPUT-01 @REG-BAL-01 @needs-batch-bets
     Scenario Outline: At an instant <game> table, a round staking more than the balance on a losing result
       Given a player with a balance of 100.00 at an instant <game> table
       When the player tries to play a round with 60.00 and 40.01 on Big, on a result where Big loses
@@ -81,7 +81,7 @@ Feature: Instant rounds keep the table's duties
 
   Rule: a slip with one bad bet among good ones is refused whole
 
-    @REG-INPUT-01 @REG-BAL-01
+    @REG-INPUT-01 @REG-BAL-01 @needs-batch-bets
     Scenario Outline: At an instant <game> table, a round with "<stake>" on "<code>" among good bets
       Given a player with a balance of 100.00 at an instant <game> table
       When the player tries to play a round with 10.00 on Big and "<stake>" on the selection "<code>"

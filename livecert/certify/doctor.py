@@ -29,7 +29,7 @@ from livecert.adapters import (
 )
 from livecert.adapters.errors import MappingAnswerError, Unsupported
 from livecert.adapters.mapping import MappingAdapter, MappingError
-from livecert.adapters.mapping.document import ABSENCE_MEANS
+from livecert.adapters.mapping.document import ABSENCE_MEANS, LIVE_ROUND_OPERATIONS
 from livecert.adapters.mapping.schema import OPERATION_NAMES
 from livecert.adapters.registry import (
     AdapterIdentity,
@@ -41,6 +41,7 @@ from livecert.contract import ContractViolation, load_contract
 from livecert.harness.capabilities import ANOTHER_PATH, CAPABILITIES
 from livecert.harness.dealer import open_round
 from livecert.harness.embedded import EmbeddedServer, EmbeddedServerError
+from livecert.harness.read_balances import ACCOUNTS_NEEDED
 from livecert.harness.sweep import instant, offered_codes
 from livecert.rules import ROUNDING_MODES, expected_settlement, load_paytable
 
@@ -139,6 +140,7 @@ def _mapping_checks(adapter: MappingAdapter, identity: AdapterIdentity, diagnosi
             f"the mapping has no operation {', '.join(names)}",
             f"{means}; {skipped}" if means else skipped,
         )
+    _accounts_check(adapter, diagnosis)
     for game, table in adapter.mapping.selections.items():
         missing = [ours for ours, _, theirs in table.rows if theirs is None]
         if missing:
@@ -147,6 +149,32 @@ def _mapping_checks(adapter: MappingAdapter, identity: AdapterIdentity, diagnosi
                 f"{game}: selections the target does not offer: {', '.join(missing)}",
                 "their scenarios are not testable; their clauses are reported not tested",
             )
+
+
+def _accounts_check(adapter: MappingAdapter, diagnosis: Diagnosis) -> None:
+    """How many pre-provisioned accounts the mapping lists against how many a run needs."""
+    spec = adapter.mapping.data.get("accounts")
+    if not spec:
+        return
+    listed = len(adapter.mapping.accounts)
+    live = all(adapter.mapping.operation(op) for op in LIVE_ROUND_OPERATIONS)
+    needed = ACCOUNTS_NEEDED["live" if live else "instant"]
+    logins = spec.get("logins_at_once", 1)
+    what = (
+        f"accounts: {listed} listed in {spec['env']}; a run needs {needed} at once (the "
+        f"scenario with the most players); one account may hold {logins} login(s) at once"
+    )
+    if listed >= needed:
+        diagnosis.add(OK, what)
+        return
+    diagnosis.add(
+        WARN,
+        what,
+        f"the scenarios with more players than {listed} are not testable: list at least "
+        f"{needed} accounts, each holding at least 1,000,000.01 (the largest balance a "
+        "scenario asks for: a scenario asking more of an account is not testable); every "
+        "balance is read, never set",
+    )
 
 
 # -- the probe: one small round through every operation, each answer read as the harness does --

@@ -8,14 +8,28 @@ CAPABILITIES: dict[str, str] = {
     "disconnect": "a player's connection can be dropped and restored (TBL-DISC-01..03)",
     "reshake": "the dealer records a re-shake or a rearrangement (SB-RND-04, XD-RND-02..04)",
     "idempotency": "a bet slip sent twice with one Idempotency-Key is applied once (REG-IDEMP-01)",
-    "batch-bets": "one bet slip holds several bets",
+    "batch-bets": "one bet slip holds several bets, taken or refused whole (a slip with one bad "
+    "bet among good ones; a slip over the balance spread over several bets)",
     "instant-round": "one request takes a slip, plays the round with the result the lab forces "
     "and settles it (the instant-round duties: REG-INPUT-01, REG-BAL-01, REG-MONEY-01, "
     "REG-ACCESS-01, REG-IDEMP-01)",
 }
 NEEDS_PREFIX = "needs-"
+# abilities of a live round: a target without one cannot show them whatever it declares
+LIVE_ROUND_ABILITIES = frozenset({"pause", "disconnect", "reshake"})
 # a second path to duties the live round proves too: not declaring it leaves no clause untested
 ANOTHER_PATH = frozenset({"instant-round"})
+
+
+def skip_reason(missing: list[str], needed: list[str], no_live_round: str | None) -> str | None:
+    """Why a scenario needing the abilities `needed` cannot run (None: it can): those the target
+    does not declare, and, for a live round's abilities, that it has no live round at all
+    (`no_live_round`, the adapter's reason), both where both hold."""
+    live = no_live_round if LIVE_ROUND_ABILITIES & set(needed) else None
+    if not missing:
+        return None
+    reason = missing_reason(*missing)
+    return f"{reason}; and {live}" if live else reason
 
 
 def missing_reason(capability: str, *more: str) -> str:

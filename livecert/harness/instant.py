@@ -162,10 +162,11 @@ def random_slip(
     minor_unit: int,
     over_balance: bool = False,
     limits: TableLimits | None = None,
+    most_bets: int = 4,
 ) -> list[tuple[str, Decimal]]:
-    """One to four bets on distinct selections, within `balance` and the declared `limits`
-    (or, `over_balance`, one unit over the balance and within the limits: the slip must be
-    refused for the balance alone). Empty when the limits leave no slip to draw."""
+    """One to `most_bets` (at most four) bets on distinct selections, within `balance` and the
+    declared `limits` (or, `over_balance`, one unit over the balance and within the limits: the
+    slip must be refused for the balance alone). Empty when the limits leave no slip to draw."""
     unit = step_of(minor_unit)
     least = (limits.min_bet if limits else None) or unit
     most_bet = (limits.max_bet if limits else None) or balance + unit
@@ -175,7 +176,7 @@ def random_slip(
         if over_balance:
             return []  # over the slip limit as well: not a test of the balance
         total = most_slip
-    count = min(len(codes), rng.randint(1, 4), int(total / least))
+    count = min(len(codes), rng.randint(1, max(1, min(most_bets, 4))), int(total / least))
     if count < 1 or (over_balance and most_bet * count < total):
         return []
     chosen = rng.sample(list(codes), k=count)

@@ -37,6 +37,7 @@ from livecert.contract import ContractViolation
 from livecert.harness.checks import CheckLedger
 from livecert.harness.dealer import open_round
 from livecert.harness.findings import ClauseFailure
+from livecert.harness.read_balances import real_balance, surplus
 from livecert.harness.round_clauses import (
     CANCEL,
     PAUSE,
@@ -289,13 +290,18 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             for name, code, cents in slips:
                 self.bet(name, code, Decimal(cents) / 100)
 
+        def room(self, name: str) -> Decimal:
+            """What the player may stake: the balance expected, and, where the balance is read
+            from an account, the account's surplus over it (read_balances.py)."""
+            return self.expected[name] + surplus(world.adapter, self.handles[name])
+
         def bet(self, name: str, code: str, stake: Decimal) -> None:
             try:
                 [view] = world.adapter.place_bets(
                     self.handles[name], self.round_id, [(code, stake)]
                 )
             except Refused as refused:
-                if stake <= self.expected[name]:
+                if stake <= self.room(name):
                     what = f"{name}'s bet of {stake} during betting (balance {self.expected[name]})"
                     again = any(n == name for n, _c, _s in self.open_bets.values())
                     several = world.game == "sicbo" and again  # a first bet of theirs was taken
@@ -304,7 +310,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 world.ledger.held((BALANCE,), f"{name}'s bet of {stake} above the balance refused")
                 self.log(f"{name} bet {stake} on {code}: refused, balance too low")
                 return
-            if stake > self.expected[name]:
+            if stake > self.room(name):
                 raise MoneyBroken(
                     f"{name}'s bet of {stake} was taken with a balance of {self.expected[name]}",
                     (BALANCE,),
@@ -333,7 +339,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         def money_is_conserved(self) -> None:
             for name, handle in self.handles.items():
                 balance = world.adapter.balance(handle)
-                if balance < 0:
+                if real_balance(world.adapter, handle, balance) < 0:
                     raise MoneyBroken(f"{name}'s balance is below zero: {balance}", (BALANCE,))
                 world.ledger.held((BALANCE,), f"{name}'s balance {balance} is not below zero")
                 if balance != self.expected[name]:
@@ -357,6 +363,10 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             if self.round_id is not None:
                 with contextlib.suppress(Refused):
                     world.adapter.dealer_action(self.round_id, "cancel", "money machine done")
+            # the example's accounts back to the list, where players are lent accounts
+            release = getattr(world.adapter, "release_players", None)
+            if release is not None:
+                release(list(self.handles.values()))
 
     return MoneyMachine
 

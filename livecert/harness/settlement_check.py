@@ -1,9 +1,12 @@
 """Compare what a target credited with what the oracle says it must credit."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from livecert.adapters.model import BetView
+from livecert.harness.checks import CheckLedger
+from livecert.harness.findings import ClauseFailure
 from livecert.rules import ExpectedSettlement, Paytable, expected_settlement
 from livecert.rules.conditions import Outcome
 
@@ -55,6 +58,35 @@ def check_bet(
     return SettlementRow(
         bet.selection, bet.stake, expected, bet.outcome, bet.win, bet.returned, bet.status
     )
+
+
+def judge_slip(
+    checks: CheckLedger,
+    paytable: Paytable,
+    slip: Sequence[tuple[str, Decimal]],
+    bets: Sequence[BetView],
+    outcome: Outcome,
+    minor_unit: int,
+    rounding: str,
+) -> list[ClauseFailure]:
+    """Each bet of `slip` as the settled round shows it (`bets`), judged on its paytable row
+    and REG-SETTLE-01 and booked in `checks`: the failures, already booked. A bet of the slip
+    the round does not show, or shows with another stake, is a settlement finding."""
+    shown = {b.selection: b for b in bets}
+    failures = []
+    for code, stake in slip:
+        bet = shown.get(code)
+        if bet is None or bet.stake != stake:
+            failures.append(
+                checks.failed((SETTLE_DUTY,), f"the settled round does not show {stake} on {code}")
+            )
+            continue
+        row = check_bet(paytable, bet, outcome, minor_unit, rounding)
+        if row.matches:
+            checks.held(row.clauses, row.describe())
+        else:
+            failures.append(checks.failed(row.clauses, f"{row.describe()} on {outcome}"))
+    return failures
 
 
 def rows_as_table(rows: list[SettlementRow]) -> str:

@@ -8,7 +8,7 @@ until a round reaches a state, slips in the vendor's codes, settlement derived f
 """
 
 import copy
-import re
+import threading
 import time
 import uuid
 from collections.abc import Sequence
@@ -19,12 +19,18 @@ from typing import Any
 from livecert.adapters.errors import MappingAnswerError, TargetError, Unsupported
 from livecert.adapters.evidence import ExchangeRecorder
 from livecert.adapters.http import DEFAULT_TIMEOUT
+from livecert.adapters.mapping.accounts import Account, accounts_of
 from livecert.adapters.mapping.calls import Calls
 from livecert.adapters.mapping.document import (
     ABSENCE_MEANS,
     LIVE_ROUND_OPERATIONS,
     MappingError,
     MappingFile,
+)
+from livecert.adapters.mapping.instant_play import (
+    InstantRounds,
+    plain_stake,
+    settled_from_balance,
 )
 from livecert.adapters.mapping.reading import Reader
 from livecert.adapters.mapping.selections import NotOffered
@@ -39,13 +45,6 @@ from livecert.adapters.model import (
     limits_from,
 )
 
-PLAIN_DECIMAL = re.compile(r"-?\d+(\.\d+)?")
-
-
-def _plain(stake: Decimal | str) -> bool:
-    return isinstance(stake, Decimal) or bool(PLAIN_DECIMAL.fullmatch(stake))
-
-
 DEALER_ACTIONS = {
     "pause": "pause_round",
     "resume": "resume_round",
@@ -54,7 +53,7 @@ DEALER_ACTIONS = {
 }
 
 
-class MappingAdapter:
+class MappingAdapter(InstantRounds):
     """A TargetAdapter for any HTTP API a mapping file describes."""
 
     def __init__(
@@ -87,6 +86,9 @@ class MappingAdapter:
         self._table_games: dict[str, str] = {}
         # round -> player -> (handle, bets placed): for settlement derived from balances
         self._holdings: dict[str, dict[str, tuple[PlayerHandle, list[BetView]]]] = {}
+        self._lock = threading.Lock()
+        self._playing: set[str] = set()  # players with an instant round read from the balance
+        self._accounts = accounts_of(mapping)  # pre-provisioned accounts, lent per scenario
 
     # -- credentials and access checks ---------------------------------------------------------
 
@@ -156,6 +158,13 @@ class MappingAdapter:
             return f"{ABSENCE_MEANS[name]} (its mapping has no {', '.join(missing)})"
         return ABSENCE_MEANS.get(name, f"the mapping has no operation {name}")
 
+    def live_round_absence(self) -> str | None:
+        """Why no live round can be played here (the target plays instant rounds only), or
+        None where the mapping drives one."""
+        if all(self.mapping.operation(op) for op in LIVE_ROUND_OPERATIONS):
+            return None
+        return self._absence("open_round")
+
     # -- the adapter operations ----------------------------------------------------------------
 
     def _round_op(self, name: str, operation: str, values: dict) -> RoundView:
@@ -224,9 +233,35 @@ class MappingAdapter:
         return shown
 
     def create_player(self, balance: Decimal) -> PlayerHandle:
+        """A new player with `balance`, or, where the mapping lists accounts, a free account
+        logged in whose balance (read) holds at least that."""
+        if self._accounts is not None:
+            return self._accounts.lend(balance, self._log_in, self._read_balance)
         fields = self._run(
             "create_player", "create a test player", {"balance": self._write(balance)}
         )
+        return self._player_from(fields)
+
+    def _log_in(self, account: Account) -> PlayerHandle:
+        """A listed account logged in by `create_player` (its password masked everywhere)."""
+        self._calls.sessions.secrets[account.password] = "$ACCOUNT_PASSWORD"
+        values = {"account": {"user": account.user, "password": account.password}}
+        fields = self._run("create_player", f"log the account {account.user} in", values)
+        return self._player_from(fields)
+
+    def another_login(self, player: PlayerHandle) -> PlayerHandle:
+        """One more session of the player's account at once (accounts.logins_at_once)."""
+        if self._accounts is None:
+            raise Unsupported("log the player in again", "the mapping lists no accounts")
+        return self._accounts.another_login(player, self._log_in)
+
+    def release_players(self, players: list[PlayerHandle] | None = None) -> None:
+        """The scenario (or its `players`) done: their accounts back to the list, balances
+        noted to reconcile when lent again."""
+        if self._accounts is not None:
+            self._accounts.give_back(self._read_balance, players)
+
+    def _player_from(self, fields: dict) -> PlayerHandle:
         token = str(fields.get("token") or "")
         if token:
             self._calls.sessions.player_tokens.add(token)
@@ -235,7 +270,7 @@ class MappingAdapter:
 
     def _write(self, amount: Decimal | str) -> Any:
         if isinstance(amount, str):
-            if not PLAIN_DECIMAL.fullmatch(amount):
+            if not plain_stake(amount):
                 return amount  # not an amount at all ("abc", "1e3"): sent as written
             amount = Decimal(amount)  # an amount the target must judge: in its own format
         try:
@@ -319,50 +354,9 @@ class MappingAdapter:
         for pid, (handle, bets) in holders.items():
             returned = self.balance(handle) - before[pid]
             bet = reported.get(bets[0].bet_id, bets[0])
-            derived[bet.bet_id] = self._from_balance(bet, returned)
+            derived[bet.bet_id] = settled_from_balance(bet, returned)
         bets = tuple(derived.get(b.bet_id, b) for b in shown.bets) or tuple(derived.values())
         return replace(shown, bets=bets)
-
-    @staticmethod
-    def _from_balance(bet: BetView, returned: Decimal) -> BetView:
-        """A bet of a round the target reports settled, with the amount its player's balance
-        gained when the result came in. The bet's own status and outcome are the target's when
-        it reports them; only a missing outcome is read from the amount."""
-        outcome = bet.outcome
-        if outcome in (None, "open"):
-            outcome = "lose" if returned == 0 else "refund" if returned == bet.stake else "win"
-        win = returned - bet.stake if outcome == "win" else Decimal(0)
-        status = bet.status if bet.status not in (None, "open") else "settled"
-        return replace(bet, outcome=outcome, returned=returned, win=win, status=status)
-
-    def play_round(
-        self,
-        player: PlayerHandle,
-        table_id: str,
-        bets: Sequence[tuple[str, Decimal | str]],
-        outcome: Sequence[int] | Sequence[str],
-        idempotency_key: str | None = None,
-    ) -> RoundView:
-        """One request that bets and settles (capability `instant-round`): the slip and the
-        result the lab forces, answered with the settled round."""
-        game = self._table_games.get(table_id)
-        values = {
-            "player": player,
-            "table_id": table_id,
-            "game": game,
-            "bets": self._wire_slip(game, bets),
-            "idempotency_key": idempotency_key or f"livecert-{uuid.uuid4()}",
-            **self._outcome_values(outcome),
-        }
-        # the round's id is known only from the answer: its result and stakes are this call's
-        stakes = {code: Decimal(stake) for code, stake in bets if _plain(stake)}
-        self._reader.reading_instant(tuple(outcome), stakes)
-        try:
-            return self._reader.round(
-                self._run("play_round", "bet and settle in one request", values)
-            )
-        finally:
-            self._reader.reading_instant(None, {})
 
     def place_bets(
         self,
@@ -437,6 +431,16 @@ class MappingAdapter:
         )
 
     def balance(self, player: PlayerHandle) -> Decimal:
+        """The player's balance; a listed account's shown less its surplus over what the
+        scenario asked for (accounts.py)."""
+        return self._read_balance(player) - self.balance_offset(player)
+
+    def balance_offset(self, player: PlayerHandle) -> Decimal:
+        """How much more the player's account held than the scenario asked for (0 where the
+        balance is set): a stake that must be over the balance is over it by this much more."""
+        return self._accounts.offset(player) if self._accounts else Decimal(0)
+
+    def _read_balance(self, player: PlayerHandle) -> Decimal:
         fields = self._run("balance", "read the balance", {"player": player})
         if not isinstance(fields.get("balance"), Decimal):  # the loader requires the field
             raise MappingAnswerError(
@@ -454,7 +458,19 @@ class MappingAdapter:
         fields = self._run(
             "bet_record", "read the bet record", {"player": player, "round_id": round_id}
         )
-        return self._reader.record(fields, player)
+        record = self._reader.record(fields, player)
+        offset = self.balance_offset(player)
+        if not offset:
+            return record
+        rounds = tuple(
+            replace(
+                r,
+                balance_before=None if r.balance_before is None else r.balance_before - offset,
+                balance_after=None if r.balance_after is None else r.balance_after - offset,
+            )
+            for r in record.rounds
+        )
+        return replace(record, rounds=rounds)
 
     def connect(self, player: PlayerHandle) -> None:
         self._run("connect", "reconnect the player", {"player": player})

@@ -3,7 +3,8 @@
 A request is rendered from its templates and sent in its role's session (logging in again once
 when the session expired), recorded as evidence with its secrets masked, and judged by the
 mapping's success predicate, not the HTTP status: a refusal is `Refused`, a broken target (5xx,
-a redirect, not JSON) a `TargetError`. `before` and `then` hooks are the run's own setup.
+a redirect, not JSON) a `TargetError`. `before` and `then` hooks are the run's own setup. An
+operation whose request differs per game (`per_game`) sends the one of the call's game.
 """
 
 import json
@@ -17,7 +18,7 @@ from urllib.parse import urlencode
 
 import requests
 
-from livecert.adapters.errors import Refused, TargetError
+from livecert.adapters.errors import Refused, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.mapping.document import MappingError, MappingFile, may_resend
 from livecert.adapters.mapping.jsonpath import MISSING, holds, parse, read
@@ -79,13 +80,37 @@ class Calls:
         request (filled from `values`, sent with an access check's `forced` credential), its
         `then` hooks; the judged answer of its own request."""
         role = spec.get("role", "anonymous")
+        request = self._request_of(operation, spec, values.get("game"))
         own = self.context(setup)
         for extra in spec.get("before", []):
             self._hook(operation, extra, role, own)
-        answer = self._step(operation, spec, role, self.context(values), may_resend(spec), forced)
+        step = spec if request is spec["request"] else {**spec, "request": request}
+        resend = may_resend(spec, request)
+        answer = self._step(operation, step, role, self.context(values), resend, forced)
         for extra in spec.get("then", []):
             self._hook(operation, extra, role, own)
         return answer
+
+    def _request_of(self, operation: str, spec: dict, game: Any) -> dict:
+        """The request the operation sends: its own, or with `per_game` the call's game's. A
+        call whose game the adapter does not know (a round no answer showed) cannot be sent:
+        not testable through this mapping; a game the file has no request for is its mistake."""
+        per_game = spec["request"].get("per_game")
+        if per_game is None:
+            return spec["request"]
+        name = next((n for n, s in self.mapping.data["operations"].items() if s is spec), "")
+        where = f"operations.{name}.request.per_game"
+        if game is None:
+            raise Unsupported(
+                operation,
+                f"{where} sends a request per game, and the game of this call is not known (a "
+                "round no answer has shown, or a round shape that reads no game)",
+            )
+        if game not in per_game:
+            has = ", ".join(per_game)
+            problem = f"{operation}: {where} has no request for {game!r} (it has: {has})"
+            raise MappingError(self.mapping.source, [problem])
+        return per_game[game]
 
     def _hook(self, operation: str, extra: dict, role: str, context: dict) -> None:
         """A `before` or `then` request: setup, never what a scenario judges. A refusal there is

@@ -14,8 +14,9 @@ from typing import Any
 import fastjsonschema
 import yaml
 
+from livecert.adapters.mapping.accounts import Account, AccountsError, parse_accounts
 from livecert.adapters.mapping.jsonpath import PathError, parse
-from livecert.adapters.mapping.names import OPERATION_CONTEXT, TemplateNames
+from livecert.adapters.mapping.names import ACCOUNT_LOGIN, OPERATION_CONTEXT, TemplateNames
 from livecert.adapters.mapping.schema import MAPPING_SCHEMA
 from livecert.adapters.mapping.selections import SelectionTable
 from livecert.adapters.model import limits_from
@@ -42,13 +43,14 @@ CAPABILITY_OPERATIONS = {
     "statistics": ("statistics",),
     "disconnect": ("connect", "disconnect"),
     "reshake": ("record_reshake", "record_event"),
-    "batch-bets": ("place_bets",),
     "instant-round": ("play_round",),
 }
 # a slip sent twice with one key (REG-IDEMP-01): on a live round, an instant one, or both; each
 # of them mapped must carry the key
 IDEMPOTENT_OPERATIONS = ("place_bets", "play_round")
 SHAPES = ("round", "bet", "record", "record_round", "chart_entry")
+# what a `const` field may not have too: anything that reads the answer, and a default
+CONST_EXCLUDES = ("path", "default", "cookie", "dice", "total", "tokens")
 
 
 class MappingError(ValueError):
@@ -69,6 +71,7 @@ class MappingFile:
     sha256: str
     selections: dict[str, SelectionTable] = field(default_factory=dict)
     variables: dict[str, str] = field(default_factory=dict)
+    accounts: list[Account] = field(default_factory=list)  # pre-provisioned, lent per scenario
 
     @property
     def name(self) -> str:
@@ -93,13 +96,20 @@ def _schema_problem(error: fastjsonschema.JsonSchemaValueException) -> str:
 
 
 def _paths(node: Any, where: str, problems: list[str]) -> None:
-    """Every `path:` and bare-string field of the shapes must parse as a path."""
+    """Every `path:` and bare-string field of the shapes must parse as a path; a `const`
+    field reads nothing."""
     if isinstance(node, str):
         try:
             parse(node)
         except PathError as error:
             problems.append(f"{where}: {error}")
     elif isinstance(node, dict):
+        clashing = [key for key in CONST_EXCLUDES if key in node]
+        if "const" in node and clashing:
+            problems.append(
+                f"{where}: const is the value as given, so it cannot have "
+                f"{' or '.join(clashing)} too (a constant reads nothing and is never absent)"
+            )
         if "path" in node:
             _paths(node["path"], f"{where}.path", problems)
         if "pattern" in node:
@@ -113,9 +123,20 @@ def _paths(node: Any, where: str, problems: list[str]) -> None:
                 _paths(node[key], f"{where}.{key}", problems)
 
 
-def may_resend(operation: dict) -> bool:
-    """Whether a request of the operation may be sent again (a read, unless the file says)."""
-    return operation.get("resend_safe", operation["request"]["method"] == "GET")
+def requests_of(operation: dict) -> dict[str, dict]:
+    """The operation's requests by their place: `request`, or with `per_game` one per game
+    (`request.per_game.sicbo`, ...)."""
+    request = operation["request"]
+    if "per_game" not in request:
+        return {"request": request}
+    return {f"request.per_game.{game}": r for game, r in request["per_game"].items()}
+
+
+def may_resend(operation: dict, request: dict | None = None) -> bool:
+    """Whether `request` (by default every request of the operation) may be sent again (a
+    read, unless the file says)."""
+    sent = [request] if request is not None else list(requests_of(operation).values())
+    return operation.get("resend_safe", all(r["method"] == "GET" for r in sent))
 
 
 def _answer_fields(operation: dict, shapes: dict) -> dict:
@@ -136,9 +157,10 @@ def _operation_problems(
     shapes: dict,
     names: TemplateNames,
     problems: list[str],
+    known: set[str] | None = None,
 ) -> None:
     """What is wrong in one operation: its shape, the paths it reads, the names its templates
-    use, and what its polling re-sends."""
+    use (`known`, or the operation's own), and what its polling re-sends."""
     where = f"operations.{name}"
     answer = op.get("answer", {})
     if answer.get("shape") and answer["shape"] not in shapes:
@@ -153,7 +175,7 @@ def _operation_problems(
         _paths(answer["from"], f"{where}.answer.from", problems)
     for field_name, spec in answer.get("fields", {}).items():
         _paths(spec, f"{where}.answer.fields.{field_name}", problems)
-    known = OPERATION_CONTEXT.get(name, set())
+    known = OPERATION_CONTEXT.get(name, set()) if known is None else known
     for index, step in enumerate(_steps(op)):
         for captured, path in step.get("capture", {}).items():
             _paths(path, f"{where}.capture.{captured}", problems)
@@ -186,6 +208,27 @@ def _operation_problems(
         filled = known if new_round else known | {"round_id"}
         for step in _steps(operations[polled]):
             names.check(step["request"], filled, f"{where}.poll ({polled})", problems)
+
+
+def _per_game_problems(name: str, op: dict, games: list[str], problems: list[str]) -> None:
+    """A request per game: only for an operation given the game, and exactly one for each
+    game the file declares."""
+    per_game = op["request"].get("per_game")
+    if per_game is None:
+        return
+    where = f"operations.{name}.request.per_game"
+    if "game" not in OPERATION_CONTEXT.get(name, set()):
+        problems.append(
+            f"{where}: {name} is not given the game, so it cannot choose a request per game "
+            "(only an operation whose names include game can)"
+        )
+        return
+    for game in games:
+        if game not in per_game:
+            problems.append(f"{where}: names no request for {game}, which declares.games lists")
+    for game in per_game:
+        if game not in games:
+            problems.append(f"{where}.{game}: {game} is not a game declares.games lists")
 
 
 def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> MappingFile:
@@ -237,6 +280,11 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
         problem = limits_from({game: bounds})[game].problem()
         if problem:
             problems.append(f"declares.limits.{game}: {problem}")
+    for op_name, op in operations.items():
+        if "settlement" in op and op_name not in ("enter_result", "play_round"):
+            problems.append(
+                f"operations.{op_name}.settlement: only enter_result and play_round settle bets"
+            )
     declared = data["declares"].get("capabilities", [])
     if "idempotency" in declared:
         _idempotency_problems(operations, problems)
@@ -247,13 +295,21 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
                     f"declares.capabilities: '{capability}' needs operations.{name}, which is "
                     "missing"
                 )
+    if "batch-bets" in declared and not {"place_bets", "play_round"} & set(operations):
+        problems.append(
+            "declares.capabilities: 'batch-bets' needs operations.place_bets or "
+            "operations.play_round (a slip of several bets in one request), and both are missing"
+        )
+    accounts_spec = data.get("accounts")
     shapes = data.get("shapes", {})
     tables = data.get("values", {})
     sessions = data.get("sessions", {})
     names = TemplateNames(data)
     for op_name, op in operations.items():
         if "request" in op:  # (a fixed table has none)
-            _operation_problems(op_name, op, operations, shapes, names, problems)
+            login = ACCOUNT_LOGIN if op_name == "create_player" and accounts_spec else None
+            _operation_problems(op_name, op, operations, shapes, names, problems, login)
+            _per_game_problems(op_name, op, data["declares"]["games"], problems)
     for name, session in sessions.items():
         names.check(session["login"], set(), f"sessions.{name}.login", problems)
         body = session.get("logged_in", {}).get("body")
@@ -276,6 +332,7 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
     for game in data["declares"]["games"]:
         if game not in data.get("selections", {}):
             problems.append(f"selections.{game}: missing (the mapping declares {game})")
+    accounts = _accounts(accounts_spec, environ, problems) if accounts_spec else []
     variables: dict[str, str] = {}
     for name, spec in data.get("variables", {}).items():
         value = environ.get(spec["env"], spec.get("default"))
@@ -286,7 +343,24 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
     if problems:
         raise MappingError(source, problems)
     selections = {g: SelectionTable(rows) for g, rows in data.get("selections", {}).items()}
-    return MappingFile(data, source, hashlib.sha256(raw).hexdigest(), selections, variables)
+    digest = hashlib.sha256(raw).hexdigest()
+    return MappingFile(data, source, digest, selections, variables, accounts)
+
+
+def _accounts(spec: dict, environ: dict[str, str], problems: list[str]) -> list[Account]:
+    """The accounts the environment variable `spec.env` lists (a problem where it cannot)."""
+    text = environ.get(spec["env"])
+    if text is None:
+        problems.append(
+            f"accounts: the environment variable {spec['env']} is not set (the accounts the "
+            "run may use, as user:password separated by commas)"
+        )
+        return []
+    try:
+        return parse_accounts(text, f"accounts: the environment variable {spec['env']}")
+    except AccountsError as error:
+        problems.append(str(error))
+        return []
 
 
 def _idempotency_problems(operations: dict[str, Any], problems: list[str]) -> None:
@@ -298,9 +372,10 @@ def _idempotency_problems(operations: dict[str, Any], problems: list[str]) -> No
             "operations.play_round, and neither is mapped"
         )
     for name in mapped:
-        if "idempotency_key" not in json.dumps(operations[name].get("request", {})):
-            problems.append(
-                f"declares.capabilities: 'idempotency' needs operations.{name}.request to send "
-                "${idempotency_key} (a header or a form field): the target cannot know a "
-                "resent slip without it"
-            )
+        for place, request in requests_of(operations[name]).items():  # each game's, per game
+            if "idempotency_key" not in json.dumps(request):
+                problems.append(
+                    f"declares.capabilities: 'idempotency' needs operations.{name}.{place} to "
+                    "send ${idempotency_key} (a header or a form field): the target cannot "
+                    "know a resent slip without it"
+                )

@@ -86,7 +86,13 @@ SINGLE: dict[str, Holds] = {
     "tokens": Holds("the tokens, in the mapping's symbols", items=Holds("a token")),
     "outcome": Holds("the result, ours", items=Holds("a die or a token")),
     "player": PLAYER,
+    "account": Holds(
+        "a listed account",
+        {"user": Holds("the account's user name"), "password": Holds("the account's password")},
+    ),
 }
+# create_player where the mapping lists accounts: the login of one, its balance read, never set
+ACCOUNT_LOGIN = {"account"}
 
 
 def _vendor_value(rows: list[Any]) -> Holds:

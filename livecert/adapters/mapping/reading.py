@@ -101,6 +101,16 @@ def _token_in(fields: dict, node: Any) -> str:
     return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else ""
 
 
+def _outcome_of(returned: Decimal, stake: Decimal) -> str | None:
+    """A bet's outcome from what it returned, for a target that reports only amounts: nothing
+    back is a loss, the stake back a refund, more a win; anything between says nothing."""
+    if returned == 0:
+        return "lose"
+    if returned == stake:
+        return "refund"
+    return "win" if returned > stake else None
+
+
 class Reader:
     """Turns judged answers into fields and views; remembers the rounds it has read (their
     games, for reading their bets' selections, and the results entered, for sorted dice)."""
@@ -115,8 +125,11 @@ class Reader:
         self.round_games: dict[str, str] = {}
         self.rounds_seen: set[str] = set()  # every round id an answer has shown
         self.entered: dict[str, tuple] = {}  # round id -> the result the harness entered
-        enter = mapping.operation("enter_result") or {}
-        self.from_balance = enter.get("settlement") == "from-balance"
+        # settlement read from the balance (a result's, or an instant round's): never the bet's
+        self.from_balance = any(
+            (mapping.operation(name) or {}).get("settlement") == "from-balance"
+            for name in ("enter_result", "play_round")
+        )
         self.states = frozenset(ROUND_STATES) | {
             state
             for spec in (mapping.data.get("operations") or {}).values()
@@ -240,9 +253,12 @@ class Reader:
         self, spec: Any, node: Any, ctx: dict, key: str, where: str, place: str, src: _Source
     ) -> Any:
         """One field's value, checked as the harness reads it; _Absent when its path is not
-        in the answer and the field has no default."""
+        in the answer and the field has no default. A `const` is taken as given (no path
+        read), then converted and checked like a value read."""
         if isinstance(spec, str):
             spec = {"path": spec}
+        if "const" in spec:
+            return self._value(spec, spec["const"], ctx, key, "const", place, src)
         if spec.get("as") == "result":
             return self._result(spec, node, ctx, where, place, src)
         if "cookie" in spec:  # a cookie the answer set: a session a login opened
@@ -264,6 +280,13 @@ class Reader:
             value = spec["default"]
         if value is None:
             value = spec.get("default")
+        return self._value(spec, value, ctx, key, at, place, src)
+
+    def _value(
+        self, spec: dict, value: Any, ctx: dict, key: str, at: str, place: str, src: _Source
+    ) -> Any:
+        """A field's value (read at `at`, or a constant) parsed, translated by its value table,
+        converted and checked as the harness reads `key`."""
         if "pattern" in spec and value is not None:
             value = self._parsed(spec, value, at, place, src)
         table = spec.get("values")
@@ -423,8 +446,12 @@ class Reader:
         net = fields.get("net")
         if net is not None and returned is None and stake is not None:
             returned = stake + net
+        if "outcome" not in fields and outcome is None and win is not None and win > 0:
+            outcome = "win"  # no outcome read, and a net win: a win (a zero win says nothing)
         if returned is None and win is not None and stake is not None:
             returned = {"win": stake + win, "refund": stake, "lose": Decimal(0)}.get(outcome)
+        if "outcome" not in fields and returned is not None and stake is not None:
+            outcome = _outcome_of(returned, stake)  # the mapping reads no outcome: the amount's
         if win is None and returned is not None and stake is not None:
             win = returned - stake if outcome == "win" else Decimal(0)
         return BetView(

@@ -31,6 +31,24 @@ _REQUEST = {
     },
     "not": {"required": ["json", "form"]},
 }
+# an operation's request that differs per game: the call's game picks one (document.py checks
+# that the operation is given the game and that every declared game has one)
+_OPERATION_REQUEST = {
+    "if": {"required": ["per_game"]},
+    "then": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "per_game": {
+                "type": "object",
+                "propertyNames": {"enum": ["sicbo", "xocdia"]},
+                "additionalProperties": _REQUEST,
+                "minProperties": 1,
+            }
+        },
+    },
+    "else": _REQUEST,
+}
 _RESPONSES = {
     "type": "object",
     "additionalProperties": False,
@@ -67,6 +85,7 @@ _FIELD = {
                 "money": _MONEY,
                 "shape": _STR,
                 "default": {},
+                "const": {},  # the value as given, no path read (document.py: nor a default)
                 "dice": _STR,
                 "total": _STR,
                 "tokens": _STR,
@@ -121,6 +140,7 @@ _OPERATION = {  # a step (one request) and what the operation adds: reading, hoo
     "required": ["request"],
     "properties": {
         **_STEP["properties"],
+        "request": _OPERATION_REQUEST,
         "answer": {
             "type": "object",
             "additionalProperties": False,
@@ -215,6 +235,15 @@ MAPPING_SCHEMA: dict[str, Any] = {
                         ]
                     },
                 },
+            },
+        },
+        "accounts": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["env"],
+            "properties": {
+                "env": _STR,
+                "logins_at_once": {"type": "integer", "minimum": 1},
             },
         },
         "variables": {

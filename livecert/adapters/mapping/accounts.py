@@ -1,0 +1,175 @@
+"""Pre-provisioned accounts: a casino with no API to create a player lends the lab a list of
+accounts (credentials from the environment) whose balances are read, never set.
+
+Each scenario's players are taken from the list and given back when it ends. An account is lent
+again only after its balance is reconciled: the balance read when it was given back must be the
+balance read when it is lent again (a round of an earlier scenario that settled late, or anyone
+else playing on it, would otherwise move money under the next scenario's checks); an account
+whose balance moved in between is set aside for the rest of the run, with the reason.
+
+The harness's scenarios ask for a player "with a balance of 100.00": where the balance is read,
+the account must hold at least that, and every balance it shows the scenario is the one read less
+the account's surplus (its offset), so that the scenario's amounts hold as written; a stake that
+must be over the balance is made over the balance read (`over_balance`).
+"""
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from livecert.adapters.errors import AdapterError, Unsupported
+from livecert.adapters.model import PlayerHandle
+
+
+class AccountsError(ValueError):
+    """The accounts the environment lists cannot be read (one message naming what to fix)."""
+
+
+@dataclass(frozen=True)
+class Account:
+    user: str
+    password: str
+
+
+@dataclass
+class _Lent:
+    account: Account
+    offset: Decimal  # the balance read less the balance the scenario asked for
+    logins: list[PlayerHandle] = field(default_factory=list)
+
+
+def parse_accounts(text: str, where: str) -> list[Account]:
+    """`user:password` pairs, one per line or separated by commas (a password may hold `:`)."""
+    accounts = []
+    for number, part in enumerate(p.strip() for p in text.replace("\n", ",").split(",")):
+        if not part:
+            continue
+        user, colon, password = part.partition(":")
+        if not colon or not user.strip() or not password:
+            raise AccountsError(
+                f"{where}: account {number + 1} is not `user:password` (each account as "
+                "user:password, separated by commas or new lines)"
+            )
+        accounts.append(Account(user.strip(), password))
+    if not accounts:
+        raise AccountsError(f"{where} lists no account (user:password, separated by commas)")
+    users = [a.user for a in accounts]
+    twice = sorted({u for u in users if users.count(u) > 1})
+    if twice:
+        raise AccountsError(f"{where} lists the account {twice[0]!r} twice")
+    return accounts
+
+
+class AccountPool:
+    """The accounts a run may lend, who holds each, and the balance each was given back with."""
+
+    def __init__(self, accounts: list[Account], logins_at_once: int, where: str) -> None:
+        self.accounts = accounts
+        self.logins_at_once = logins_at_once
+        self.where = where
+        self._lock = threading.Lock()
+        self._free = list(accounts)
+        self._lent: dict[str, _Lent] = {}  # player id -> the account lent as that player
+        self._returned: dict[str, Decimal] = {}  # user -> the balance read when given back
+        self.set_aside: dict[str, str] = {}  # user -> why it is lent no more
+
+    def lend(
+        self,
+        wanted: Decimal,
+        login: Callable[[Account], PlayerHandle],
+        read: Callable[[PlayerHandle], Decimal],
+    ) -> PlayerHandle:
+        """A free account logged in (`login`), its balance read (`read`): the player, whose
+        balances are shown less the surplus over `wanted`."""
+        while True:
+            with self._lock:
+                if not self._free:
+                    raise Unsupported(
+                        "create a player",
+                        f"every account {self.where} lists ({len(self.accounts)}) is in use by "
+                        f"this scenario or set aside ({len(self.set_aside)}): the scenario needs "
+                        "more accounts",
+                    )
+                account = self._free.pop(0)
+            handle = login(account)
+            balance = read(handle)
+            before = self._returned.get(account.user)
+            if before is not None and balance != before:
+                self._set_aside(
+                    account,
+                    f"its balance moved from {before} to {balance} while no scenario held it",
+                )
+                continue
+            if balance < wanted:
+                with self._lock:
+                    self._free.append(account)
+                raise Unsupported(
+                    f"create a player with a balance of {wanted}",
+                    f"the account {account.user} holds {balance}, less than the scenario needs "
+                    "(its balance is read, not set: give the accounts more)",
+                )
+            with self._lock:
+                self._lent[handle.player_id] = _Lent(account, balance - wanted, [handle])
+            return handle
+
+    def _set_aside(self, account: Account, why: str) -> None:
+        with self._lock:
+            self.set_aside[account.user] = why
+
+    def offset(self, player: PlayerHandle) -> Decimal:
+        lent = self._lent.get(player.player_id)
+        return lent.offset if lent else Decimal(0)
+
+    def another_login(
+        self, player: PlayerHandle, login: Callable[[Account], PlayerHandle]
+    ) -> PlayerHandle:
+        """One more login of the player's account, where the mapping says it may hold several."""
+        lent = self._lent.get(player.player_id)
+        if lent is None:
+            raise Unsupported("log the player in again", "the player is not a listed account")
+        with self._lock:
+            if len(lent.logins) >= self.logins_at_once:
+                raise Unsupported(
+                    "log the player in again",
+                    f"an account may hold {self.logins_at_once} login(s) at once "
+                    "(accounts.logins_at_once)",
+                )
+        handle = login(lent.account)
+        if handle.player_id != player.player_id:
+            raise Unsupported(
+                "log the player in again",
+                f"a second login of {lent.account.user} is player {handle.player_id!r}, not "
+                f"{player.player_id!r}",
+            )
+        with self._lock:
+            lent.logins.append(handle)
+        return handle
+
+    def give_back(
+        self, read: Callable[[PlayerHandle], Decimal], players: list[PlayerHandle] | None = None
+    ) -> None:
+        """The accounts lent as `players` (every one, by default) back to the pool, with the
+        balance read now (to reconcile when lent again); one that cannot be read is set aside."""
+        with self._lock:
+            ids = set(self._lent) if players is None else {p.player_id for p in players}
+            lent = [self._lent.pop(i) for i in ids if i in self._lent]
+        for one in lent:
+            try:
+                self._returned[one.account.user] = read(one.logins[0])
+            except AdapterError as error:  # not reconciled: lent no more
+                self._set_aside(one.account, f"its balance could not be read back: {error}")
+                continue
+            with self._lock:
+                self._free.append(one.account)
+
+
+def accounts_of(mapping: Any) -> AccountPool | None:
+    """The pool of the accounts the mapping's `accounts` lists (read from the environment when
+    the file was loaded), or None where players are created."""
+    spec = mapping.data.get("accounts")
+    if not spec:
+        return None
+    where = f"the environment variable {spec['env']}"
+    return AccountPool(list(mapping.accounts), int(spec.get("logins_at_once", 1)), where)

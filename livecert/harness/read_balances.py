@@ -1,0 +1,75 @@
+"""Balances that are read, not set: a target whose players are pre-provisioned accounts.
+
+Such an adapter shows each balance less the account's surplus over what the scenario asked for
+(`balance_offset`), so the scenario's amounts hold as written. Two duties need the balance the
+account really holds: a stake meant to be over the balance must be over that one (or it is not
+over anything), and "no balance below zero" is about the real balance, never the one shown.
+"""
+
+import re
+from collections.abc import Sequence
+from decimal import Decimal
+
+from livecert.adapters.errors import Unsupported
+from livecert.adapters.model import PlayerHandle, TableLimits
+
+Slip = Sequence[tuple[str, Decimal | str]]
+# the most players one scenario makes (each a lent account while it runs; tests/test_accounts.py
+# holds these to the features): 20 at the same moment at a live table (features/table/
+# money.feature), 12 at an instant one (features/table/instant_rounds.feature)
+ACCOUNTS_NEEDED = {"live": 20, "instant": 12}
+
+
+def surplus(adapter: object, player: PlayerHandle) -> Decimal:
+    """How much more the player's account holds than the balance shown (0 where it is set)."""
+    offset = getattr(adapter, "balance_offset", None)
+    return offset(player) if offset is not None else Decimal(0)
+
+
+PLAIN = re.compile(r"\d+(\.\d+)?")  # a stake written as an amount ("1e3", "+10" are not)
+
+
+def _amount(stake: Decimal | str) -> Decimal | None:
+    """The stake as a positive amount, or None (text sent to test a refusal, zero, negative)."""
+    if isinstance(stake, str) and not PLAIN.fullmatch(stake):
+        return None
+    value = Decimal(stake)
+    return value if value.is_finite() and value > 0 else None
+
+
+def over_the_balance_read(
+    adapter: object,
+    player: PlayerHandle,
+    slip: Slip,
+    shown: Decimal,
+    limits: TableLimits | None = None,
+) -> list[tuple[str, Decimal | str]]:
+    """`slip` as sent: where its amounts are over the balance `shown` and the account holds
+    more, its last bet raised by the surplus, so it is over the balance read by as much. A slip
+    within the balance, or of a player whose balance was set, goes as it is. Raised beyond a
+    declared limit it would be refused for the limit, so it is not testable."""
+    extra = surplus(adapter, player)
+    amounts = [_amount(stake) for _, stake in slip]
+    total = sum((a for a in amounts if a is not None), Decimal(0))
+    if not extra or total <= shown:
+        return list(slip)
+    last = max(i for i, a in enumerate(amounts) if a is not None)
+    code, stake = slip[last]
+    raised = _amount(stake) + extra  # type: ignore[operator]
+    written = raised if isinstance(stake, Decimal) else f"{raised}"
+    if limits is not None:
+        problem = (limits.max_bet is not None and raised > limits.max_bet) or (
+            limits.max_slip is not None and total + extra > limits.max_slip
+        )
+        if problem:
+            raise Unsupported(
+                "bet over the balance",
+                f"the account holds {shown + extra}: a slip over that is beyond the table's "
+                "declared limits, so its refusal would not be for the balance",
+            )
+    return [*slip[:last], (code, written), *slip[last + 1 :]]
+
+
+def real_balance(adapter: object, player: PlayerHandle, shown: Decimal) -> Decimal:
+    """The balance the account holds, from the one shown (for "no balance below zero")."""
+    return shown + surplus(adapter, player)
