@@ -1,5 +1,6 @@
 """Start the example cookie casino (examples/cookie_casino) for a test, with its own database."""
 
+import json
 import os
 import subprocess
 import sys
@@ -8,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import yaml
 from cli_support import certify_mapping
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,6 +44,36 @@ def cookie_casino(*faults: str) -> Iterator[tuple[str, dict]]:
             server.wait(timeout=10)
 
 
+def accounts_mapping(folder: Path) -> Path:
+    """The casino's mapping for a lab given accounts instead of the admin command: players are
+    the accounts COOKIE_ACCOUNTS lists (user:password), logged in, their balances read."""
+    data = yaml.safe_load(COOKIE_MAPPING.read_text(encoding="utf-8"))
+    data["accounts"] = {"env": "COOKIE_ACCOUNTS", "logins_at_once": 4}
+    login = data["operations"]["create_player"]
+    login.pop("before")
+    login["request"]["form"] = {"user": "${account.user}", "password": "${account.password}"}
+    path = folder / "accounts.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def provision_accounts(env: dict, count: int, balance: str) -> str:
+    """`count` accounts made with the casino's admin command, as COOKIE_ACCOUNTS lists them."""
+    made = []
+    admin = [env["COOKIE_CASINO_PYTHON"], "-m", "examples.cookie_casino.admin"]
+    for _ in range(count):
+        done = subprocess.run(
+            [*admin, "--db", env["COOKIE_CASINO_DB"], "create", "--balance", balance],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        account = json.loads(done.stdout)
+        made.append(f"{account['user']}:{account['password']}")
+    return ",".join(made)
+
+
 def certify_cookie_casino(
     folder: Path, url: str, env: dict, *args: str, mapping: Path = COOKIE_MAPPING
 ) -> tuple[int, dict, str]:
@@ -49,8 +81,6 @@ def certify_cookie_casino(
 
 
 if __name__ == "__main__":  # the whole suite against the clean casino, both games
-    import json
-
     with cookie_casino() as (url, env):
         status, certificate, output = certify_cookie_casino(
             Path(tempfile.mkdtemp(prefix="cookie-casino-report-")), url, env, "--game", "all"

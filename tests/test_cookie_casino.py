@@ -13,7 +13,12 @@ minutes) is `python tests/cookie_support.py`.
 from pathlib import Path
 
 import pytest
-from cookie_support import certify_cookie_casino, cookie_casino
+from cookie_support import (
+    accounts_mapping,
+    certify_cookie_casino,
+    cookie_casino,
+    provision_accounts,
+)
 
 from examples.cookie_casino.casino import FAULTS
 
@@ -69,3 +74,37 @@ def test_each_fault_of_the_casino_fails_exactly_its_clause(tmp_path: Path, fault
     failed = {c for c in judged if certificate["clauses"][c]["status"] == "failed"}
     assert failed == FAULT_CLAUSES[fault], {c: certificate["clauses"][c]["status"] for c in judged}
     assert certificate["harness_errors"] == []
+
+
+@pytest.mark.parametrize("fault", ["", "stake-over-balance"])
+def test_accounts_the_casino_lends_are_certified_on_the_balances_read(
+    tmp_path: Path, fault: str
+) -> None:
+    """A lab given accounts (not the admin command): each scenario's players are accounts
+    holding 2,000,000.00, whose balances are read and shown as the scenario asked; a slip over
+    the balance is over what the account holds, so the clean casino refuses it and the faulty
+    one takes it (REG-BAL-01, REG-INPUT-01), and no other clause is blamed."""
+    with cookie_casino(*([fault] if fault else [])) as (url, env):
+        env = {**env, "COOKIE_ACCOUNTS": provision_accounts(env, 14, "2.000.000,00")}
+        status, certificate, output = certify_cookie_casino(
+            tmp_path,
+            url,
+            env,
+            *("--game", "xocdia", "--clauses", ",".join(DUTIES)),
+            mapping=accounts_mapping(tmp_path),
+        )
+    rows = certificate["clauses"]
+    failed = {c for c in DUTIES if rows[c]["status"] == "failed"}
+    if fault:
+        assert (status, certificate["verdict"]) == (1, "non-compliant"), output[-3000:]
+        assert failed == FAULT_CLAUSES[fault], {c: rows[c]["status"] for c in DUTIES}
+        return
+    assert (status, certificate["verdict"]) == (0, "compliant"), output[-3000:]
+    assert all(rows[c]["checks"]["held"] > 0 for c in DUTIES)
+    attachments = " ".join(
+        p.read_text(errors="replace")
+        for p in (tmp_path / "report" / "allure-results").glob("*-attachment*")
+    )
+    assert "$ACCOUNT_PASSWORD" in attachments and "examples.cookie_casino.admin" not in attachments
+    for pair in env["COOKIE_ACCOUNTS"].split(","):
+        assert pair.split(":", 1)[1] not in attachments  # no password in the evidence

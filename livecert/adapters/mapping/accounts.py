@@ -154,7 +154,7 @@ class AccountPool:
         balance read now (to reconcile when lent again); one that cannot be read is set aside."""
         with self._lock:
             ids = set(self._lent) if players is None else {p.player_id for p in players}
-            lent = [self._lent.pop(i) for i in ids if i in self._lent]
+            lent = [self._lent.pop(i) for i in list(self._lent) if i in ids]  # in lending order
         for one in lent:
             try:
                 self._returned[one.account.user] = read(one.logins[0])

@@ -1,0 +1,213 @@
+"""Pre-provisioned accounts (livecert/adapters/mapping/accounts.py, harness/read_balances.py):
+a casino with no API to create a player lends the lab accounts whose balances are read.
+
+The shape reproduced: players log in with a form (user, password) and are known by the session
+cookie the login sets; each account holds what the casino gave it (5,000.00 here), never what a
+scenario asks for.
+"""
+
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from test_mapping import Seen, adapter_for, mapping_file, scripted
+
+from livecert.adapters.errors import Unsupported
+from livecert.adapters.evidence import exchanges_as_text
+from livecert.adapters.mapping import MappingError, load_mapping
+from livecert.adapters.mapping.accounts import Account, AccountsError, parse_accounts
+from livecert.adapters.model import PlayerHandle, TableLimits
+from livecert.harness.read_balances import (
+    ACCOUNTS_NEEDED,
+    over_the_balance_read,
+    real_balance,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+PASSWORDS = {"alice": "pw-a:1", "bob": "pw-b", "carol": "pw-c"}
+
+
+@pytest.fixture(autouse=True)
+def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEST_API_KEY", "s3cret-key")
+    monkeypatch.setenv("CASINO_ACCOUNTS", ",".join(f"{u}:{p}" for u, p in PASSWORDS.items()))
+
+
+def _accounts(data: dict, logins_at_once: int = 1) -> None:
+    data["accounts"] = {"env": "CASINO_ACCOUNTS", "logins_at_once": logins_at_once}
+    data["operations"]["create_player"] = {
+        "role": "anonymous",
+        "request": {
+            "method": "POST",
+            "path": "/login.php",
+            "form": {"user": "${account.user}", "password": "${account.password}"},
+        },
+        "answer": {"fields": {"player_id": "$.user", "token": {"cookie": "PHPSESSID"}}},
+    }
+    data["operations"]["balance"] = {
+        "role": "player",
+        "request": {"method": "GET", "path": "/balance.php"},
+        "answer": {"fields": {"balance": {"path": "cash", "as": "money"}}},
+    }
+    data["roles"]["player"] = {"cookies": {"PHPSESSID": "${player.token}"}}
+
+
+class Casino:
+    """Accounts holding 5,000.00 each; a login answers a fresh session cookie."""
+
+    def __init__(self) -> None:
+        self.cash = dict.fromkeys(PASSWORDS, Decimal("5000.00"))
+        self.sessions: dict[str, str] = {}
+
+    def __call__(self, request: Seen):
+        if request.path == "/login.php":
+            form = dict(pair.split("=", 1) for pair in request.body.split("&"))
+            user = form["user"]
+            session = f"sess-{user}-{len(self.sessions)}"
+            self.sessions[session] = user
+            return 200, {"Set-Cookie": f"PHPSESSID={session}; Path=/"}, {"user": user}
+        cookie = re.search(r"PHPSESSID=([^;]+)", request.headers.get("Cookie", ""))
+        user = self.sessions[cookie.group(1)] if cookie else None
+        return 200, {}, {"cash": str(self.cash[user])}
+
+
+def test_accounts_are_read_from_user_password_pairs() -> None:
+    text = "alice:pw:with:colons,\n bob:pw-b\n"
+    assert parse_accounts(text, "X") == [Account("alice", "pw:with:colons"), Account("bob", "pw-b")]
+    for bad, says in (
+        ("alice", "account 1 is not `user:password`"),
+        ("alice:a,alice:b", "lists the account 'alice' twice"),
+        (" , ", "lists no account"),
+    ):
+        with pytest.raises(AccountsError, match=re.escape(says)):
+            parse_accounts(bad, "X")
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            lambda d: (_accounts(d), d["accounts"].update(env="NOT_SET_ANYWHERE")),
+            "accounts: the environment variable NOT_SET_ANYWHERE is not set",
+        ),
+        (
+            lambda d: (
+                _accounts(d),
+                d["operations"]["create_player"]["request"]["form"].update(cash="${balance}"),
+            ),
+            "${balance}",
+        ),
+        (
+            lambda d: d["operations"]["create_player"]["request"].update(
+                json={"user": "${account.user}"}
+            ),
+            "${account.user}",
+        ),
+        (
+            lambda d: (_accounts(d), d["accounts"].update(logins_at_once=0)),
+            "accounts.logins_at_once",
+        ),
+    ],
+)
+def test_what_a_mapping_may_say_of_accounts(tmp_path: Path, change, problem: str) -> None:
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, change))
+    assert any(problem in p for p in raised.value.problems), raised.value.problems
+
+
+def test_a_player_is_a_listed_account_and_its_balance_reads_as_the_scenario_asked(
+    tmp_path: Path,
+) -> None:
+    casino = Casino()
+    with scripted(casino) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _accounts)
+        player = adapter.create_player(Decimal("100.00"))
+        assert player.player_id == "alice"
+        assert adapter.balance(player) == Decimal("100.00")  # 5,000.00 held, 4,900.00 surplus
+        assert adapter.balance_offset(player) == Decimal("4900.00")
+        casino.cash["alice"] -= Decimal("10.00")  # a round lost
+        assert adapter.balance(player) == Decimal("90.00")
+        with pytest.raises(Unsupported, match=r"holds 5000\.00, less than the scenario needs"):
+            adapter.create_player(Decimal("5000.01"))
+    logins = [s for s in seen if s.path == "/login.php"]
+    assert logins[0].body == "user=alice&password=pw-a%3A1"
+    # the password and the session are masked in every exchange
+    shown = exchanges_as_text(adapter.recorder.snapshot())
+    assert "pw-a" not in shown and "$ACCOUNT_PASSWORD" in shown
+    assert "sess-alice" not in shown
+
+
+def test_a_slip_over_the_balance_is_over_the_balance_the_account_holds(tmp_path: Path) -> None:
+    with scripted(Casino()) as (url, _seen):
+        adapter = adapter_for(tmp_path, url, _accounts)
+        player = adapter.create_player(Decimal("100.00"))
+        shown = adapter.balance(player)
+        over = over_the_balance_read(
+            adapter, player, [("BIG", Decimal("60.00")), ("BIG", Decimal("40.01"))], shown
+        )
+        assert over == [("BIG", Decimal("60.00")), ("BIG", Decimal("4940.01"))]
+        assert sum(s for _, s in over) == Decimal("5000.01")  # one cent over what it holds
+        text = over_the_balance_read(adapter, player, [("BIG", "100.01")], shown)
+        assert text == [("BIG", "5000.01")]
+        # within the balance, or not an amount at all: sent as written
+        same = [("BIG", Decimal("99.00")), ("BIG", "abc"), ("BIG", "1e3")]
+        assert over_the_balance_read(adapter, player, same, shown) == same
+        assert real_balance(adapter, player, Decimal("-0.01")) == Decimal("4899.99")
+        with pytest.raises(Unsupported, match="beyond the table's declared limits"):
+            limits = TableLimits(max_bet=Decimal("1000.00"))
+            over_the_balance_read(adapter, player, [("BIG", "100.01")], shown, limits)
+    # a balance that is set: nothing to add
+    plain = PlayerHandle("p", "k")
+    assert over_the_balance_read(object(), plain, [("BIG", "100.01")], Decimal(100)) == [
+        ("BIG", "100.01")
+    ]
+
+
+def test_an_account_is_lent_again_only_once_its_balance_is_reconciled(tmp_path: Path) -> None:
+    casino = Casino()
+    with scripted(casino) as (url, _seen):
+        adapter = adapter_for(tmp_path, url, _accounts)
+        first = [adapter.create_player(Decimal("10.00")) for _ in PASSWORDS]
+        assert [p.player_id for p in first] == ["alice", "bob", "carol"]
+        with pytest.raises(Unsupported, match=r"every account .* \(3\) is in use"):
+            adapter.create_player(Decimal("10.00"))
+        adapter.release_players()  # the scenario is over: balances noted
+        casino.cash["alice"] += Decimal("7.00")  # a late settlement moves alice's money
+        again = adapter.create_player(Decimal("10.00"))
+        assert again.player_id == "bob"  # alice moved while no scenario held her: set aside
+        assert "alice" in adapter._accounts.set_aside
+        assert "moved from 5000.00 to 5007.00" in adapter._accounts.set_aside["alice"]
+        # a scenario may give back only its own players (the others stay lent)
+        third = adapter.create_player(Decimal("10.00"))
+        adapter.release_players([third])
+        assert adapter.create_player(Decimal("10.00")).player_id == third.player_id
+
+
+def test_an_account_holds_as_many_logins_at_once_as_the_mapping_says(tmp_path: Path) -> None:
+    with scripted(Casino()) as (url, _seen):
+        adapter = adapter_for(tmp_path, url, lambda d: _accounts(d, logins_at_once=2))
+        player = adapter.create_player(Decimal("10.00"))
+        second = adapter.another_login(player)
+        assert second.player_id == player.player_id and second.token != player.token
+        with pytest.raises(Unsupported, match="may hold 2 login"):
+            adapter.another_login(player)
+        # both sessions read the one account's balance, shown the same way
+        assert adapter.balance(second) == adapter.balance(player) == Decimal("10.00")
+
+
+def test_without_accounts_there_is_no_second_login(tmp_path: Path) -> None:
+    adapter = adapter_for(tmp_path, "http://127.0.0.1:9")
+    with pytest.raises(Unsupported, match="lists no accounts"):
+        adapter.another_login(PlayerHandle("p", "k"))
+    assert adapter.balance_offset(PlayerHandle("p", "k")) == 0
+
+
+def test_the_accounts_a_run_needs_are_the_most_players_one_scenario_makes() -> None:
+    def most(paths) -> int:
+        texts = [p.read_text(encoding="utf-8") for p in paths]
+        return max(int(n) for text in texts for n in re.findall(r"Given (\d+) players", text))
+
+    features = ROOT / "features"
+    assert most([features / "table" / "instant_rounds.feature"]) == ACCOUNTS_NEEDED["instant"]
+    assert most(features.rglob("*.feature")) == ACCOUNTS_NEEDED["live"]
