@@ -1,8 +1,8 @@
 """Access control: who may do what (REG-ACCESS-01).
 
 Each cell of the matrix acts with one credential (the operator's, the dealer's, the player's,
-another player's, none, or a forged one) through the same adapter and evidence recorder, and
-checks that only the allowed cells succeed.
+another player's, none, a forged one, or a session the player ended) through the same adapter
+and evidence recorder, and checks that only the allowed cells succeed.
 """
 
 import secrets
@@ -40,6 +40,7 @@ WHO = (
     "another player",
     "someone with no credentials",
     "someone with a forged token",
+    "someone with a session the player ended",
 )
 
 
@@ -67,6 +68,11 @@ def acting(scene: Scene, who: str, action: str) -> tuple[TargetAdapter, PlayerHa
         )
     elif who == "another player":
         handle = scene.player("other", Decimal("100.00"))
+    elif who == "someone with a session the player ended":
+        ended = getattr(adapter, "expired_credential", None)
+        if ended is None:
+            raise Unsupported(f"act as {who}", "the adapter cannot end a player's session")
+        return adapter.with_credential(ended(scene.player())), scene.player()
     else:
         token = "" if who == "someone with no credentials" else "forged-" + secrets.token_hex(12)
         return adapter.with_credential(token), scene.player()

@@ -54,7 +54,8 @@ def _accounts(data: dict, logins_at_once: int = 1) -> None:
 
 
 class Casino:
-    """Accounts holding 5,000.00 each; a login answers a fresh session cookie."""
+    """Accounts holding 5,000.00 each; a login answers a fresh session cookie, a logout ends
+    it (a session that does not exist is refused)."""
 
     def __init__(self) -> None:
         self.cash = dict.fromkeys(PASSWORDS, Decimal("5000.00"))
@@ -68,7 +69,12 @@ class Casino:
             self.sessions[session] = user
             return 200, {"Set-Cookie": f"PHPSESSID={session}; Path=/"}, {"user": user}
         cookie = re.search(r"PHPSESSID=([^;]+)", request.headers.get("Cookie", ""))
-        user = self.sessions[cookie.group(1)] if cookie else None
+        user = self.sessions.get(cookie.group(1)) if cookie else None
+        if user is None:
+            return 401, {}, {"error": "login required"}
+        if request.path == "/logout.php":
+            del self.sessions[cookie.group(1)]
+            return 200, {}, {}
         return 200, {}, {"cash": str(self.cash[user])}
 
 
@@ -211,3 +217,55 @@ def test_the_accounts_a_run_needs_are_the_most_players_one_scenario_makes() -> N
     features = ROOT / "features"
     assert most([features / "table" / "instant_rounds.feature"]) == ACCOUNTS_NEEDED["instant"]
     assert most(features.rglob("*.feature")) == ACCOUNTS_NEEDED["live"]
+
+
+def _logout(data: dict) -> None:
+    _accounts(data, logins_at_once=2)
+    data["operations"]["end_session"] = {
+        "role": "player",
+        "request": {"method": "POST", "path": "/logout.php"},
+    }
+
+
+def test_a_session_the_player_ended_is_a_second_login_logged_out(tmp_path: Path) -> None:
+    casino = Casino()
+    with scripted(casino) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _logout)
+        player = adapter.create_player(Decimal("10.00"))
+        ended = adapter.expired_credential(player)
+        assert ended != player.token and ended not in casino.sessions
+        assert casino.sessions[player.token] == "alice"  # the player's own session stays
+        assert adapter.balance(player) == Decimal("10.00")
+        adapter.another_login(player)  # the ended login no longer counts against the two
+    assert [s.path for s in seen].count("/logout.php") == 1
+    assert ended not in exchanges_as_text(adapter.recorder.snapshot())  # a credential: masked
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (_accounts, "the mapping has no end_session"),
+        (
+            lambda d: (_logout(d), d.pop("accounts"), d["operations"].pop("create_player")),
+            "the mapping lists no accounts",
+        ),
+        (lambda d: (_logout(d), d["accounts"].update(logins_at_once=1)), "may hold 1 login"),
+    ],
+)
+def test_an_ended_session_needs_a_logout_and_a_second_login(tmp_path: Path, change, says) -> None:
+    def restore_player(data: dict) -> None:
+        change(data)
+        data["operations"].setdefault(
+            "create_player",
+            {
+                "role": "anonymous",
+                "request": {"method": "POST", "path": "/login.php", "form": {"user": "alice"}},
+                "answer": {"fields": {"player_id": "$.user", "token": {"cookie": "PHPSESSID"}}},
+            },
+        )
+
+    with scripted(Casino()) as (url, _seen):
+        adapter = adapter_for(tmp_path, url, restore_player)
+        player = adapter.create_player(Decimal("1.00"))
+        with pytest.raises(Unsupported, match=re.escape(says)):
+            adapter.expired_credential(player)

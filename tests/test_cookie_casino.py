@@ -29,7 +29,12 @@ FAULT_CLAUSES = {
     "lost-update": {"REG-MONEY-01"},
     "stake-over-balance": {"REG-BAL-01", "REG-INPUT-01"},
     "total10-pays-5": {"SB-PAY-08"},
+    "logout-keeps-session": {"REG-ACCESS-01"},
 }
+# faults run through lent accounts (tests below): an ended session needs a second login of the
+# player's account, which the admin command's mapping cannot make
+THROUGH_ACCOUNTS = ("stake-over-balance", "logout-keeps-session")
+BY_ADMIN_COMMAND = sorted(set(FAULT_CLAUSES) - {"logout-keeps-session"})
 # what each fault run certifies: the four duties (so a duty fault fails its duty and no other);
 # the payout fault on its paytable row, the sweep narrowed to its selections (--sweep-only)
 JUDGED = {fault: DUTIES for fault in FAULT_CLAUSES} | {"total10-pays-5": ("SB-PAY-08",)}
@@ -37,6 +42,7 @@ JUDGED = {fault: DUTIES for fault in FAULT_CLAUSES} | {"total10-pays-5": ("SB-PA
 
 def test_every_fault_of_the_casino_is_run_here() -> None:
     assert set(FAULT_CLAUSES) == set(FAULTS)
+    assert set(BY_ADMIN_COMMAND) | set(THROUGH_ACCOUNTS) == set(FAULTS)
 
 
 @pytest.mark.parametrize("game", ["sicbo", "xocdia"])
@@ -62,7 +68,7 @@ def test_the_clean_casino_passes_every_duty_through_its_mapping_alone(
     assert "$CAPTURED_PASSWORD" in attachments
 
 
-@pytest.mark.parametrize("fault", sorted(FAULT_CLAUSES))
+@pytest.mark.parametrize("fault", BY_ADMIN_COMMAND)
 def test_each_fault_of_the_casino_fails_exactly_its_clause(tmp_path: Path, fault: str) -> None:
     judged = JUDGED[fault]
     narrowed = ["--sweep-only", "SB-PAY-08"] if judged == ("SB-PAY-08",) else []
@@ -76,14 +82,16 @@ def test_each_fault_of_the_casino_fails_exactly_its_clause(tmp_path: Path, fault
     assert certificate["harness_errors"] == []
 
 
-@pytest.mark.parametrize("fault", ["", "stake-over-balance"])
+@pytest.mark.parametrize("fault", ["", *THROUGH_ACCOUNTS])
 def test_accounts_the_casino_lends_are_certified_on_the_balances_read(
     tmp_path: Path, fault: str
 ) -> None:
     """A lab given accounts (not the admin command): each scenario's players are accounts
     holding 2,000,000.00, whose balances are read and shown as the scenario asked; a slip over
     the balance is over what the account holds, so the clean casino refuses it and the faulty
-    one takes it (REG-BAL-01, REG-INPUT-01), and no other clause is blamed."""
+    one takes it (REG-BAL-01, REG-INPUT-01); a session the player ended (a second login of the
+    account, logged out) is refused, and the faulty logout leaves it playing (REG-ACCESS-01).
+    No other clause is blamed."""
     with cookie_casino(*([fault] if fault else [])) as (url, env):
         env = {**env, "COOKIE_ACCOUNTS": provision_accounts(env, 14, "2.000.000,00")}
         status, certificate, output = certify_cookie_casino(
@@ -101,6 +109,9 @@ def test_accounts_the_casino_lends_are_certified_on_the_balances_read(
         return
     assert (status, certificate["verdict"]) == (0, "compliant"), output[-3000:]
     assert all(rows[c]["checks"]["held"] > 0 for c in DUTIES)
+    # the player's own session, ended, is refused (a second login of the account, logged out)
+    ended = [n for n in rows["REG-ACCESS-01"]["scenario_names"] if "session the player" in n]
+    assert ended, rows["REG-ACCESS-01"]["scenario_names"]
     attachments = " ".join(
         p.read_text(errors="replace")
         for p in (tmp_path / "report" / "allure-results").glob("*-attachment*")

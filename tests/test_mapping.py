@@ -29,7 +29,7 @@ from livecert.adapters.errors import CredentialsError, MappingAnswerError, Unsup
 from livecert.adapters.evidence import exchanges_as_text
 from livecert.adapters.mapping import MappingAdapter, MappingError, load_mapping
 from livecert.adapters.mapping.document import OPERATION_CONTEXT
-from livecert.adapters.mapping.names import PLAYER, TemplateNames
+from livecert.adapters.mapping.names import ACCOUNT_LOGIN, PLAYER, TemplateNames
 
 
 @dataclass
@@ -427,6 +427,21 @@ def test_each_operation_is_given_exactly_the_names_its_templates_may_use(
     adapter.bet_record(player, "r1")
     adapter.statistics("t1")
     adapter.play_round(player, "t1", [("BIG", Decimal("1.00"))], (1, 2, 3))
+    # where the file lists accounts: create_player is a login of one, and a session ends
+    monkeypatch.setenv("LENT_ACCOUNTS", "alice:pw")
+    lent = adapter_for(
+        tmp_path,
+        "http://127.0.0.1:9",
+        lambda d: (
+            everything(d),
+            d.update(accounts={"env": "LENT_ACCOUNTS", "logins_at_once": 2}),
+            d["operations"]["create_player"]["request"].update(json={"u": "${account.user}"}),
+        ),
+    )
+    normal = given.pop("create_player")
+    lent.expired_credential(lent.create_player(Decimal("1.00")))
+    assert given.pop("create_player") == ACCOUNT_LOGIN
+    given["create_player"] = normal
     assert set(given) == set(OPERATION_CONTEXT)
     differ = [
         f"{name}: given {sorted(given[name])}, allowed {sorted(OPERATION_CONTEXT[name])}"

@@ -23,6 +23,8 @@ FAULTS = {
     "stake-over-balance": "the balance is not checked: a slip over it is taken and the balance "
     "goes below zero (REG-BAL-01)",
     "total10-pays-5": "Total 10 pays 5:1 instead of 6:1 (SB-PAY-08)",
+    "logout-keeps-session": "logging out leaves the session valid: a session the player ended "
+    "still plays (REG-ACCESS-01)",
 }
 SCHEMA = """
 create table if not exists players (user text primary key, password text, balance integer);
@@ -92,6 +94,14 @@ class Casino:
                 return {"status": "error", "message": "Sai mật khẩu (wrong password)"}, sid
             con.execute("insert into sessions values (?, ?)", (sid, form["user"]))
         return {"status": "ok", "user": form["user"]}, sid
+
+    def logout(self, sid: str | None) -> dict:
+        """The session ends: its cookie is worth nothing from now on."""
+        with connect(self.db) as con:
+            self.user(con, sid)
+            if "logout-keeps-session" not in self.faults:  # FAULT logout-keeps-session
+                con.execute("delete from sessions where sid = ?", (sid or "",))
+        return {"status": "ok"}
 
     def user(self, con: sqlite3.Connection, sid: str | None) -> str:
         row = con.execute("select user from sessions where sid = ?", (sid or "",)).fetchone()

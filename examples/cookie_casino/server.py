@@ -48,6 +48,8 @@ def make_server(host: str, port: int, db: Path, faults: frozenset[str]) -> Threa
                 if self.path == "/login.php":
                     answer, sid = casino.login(form)
                     self._answer(answer, sid)
+                elif self.path == "/logout.php":
+                    self._answer(casino.logout(self._session()))
                 elif self.path == "/play.php":
                     self._answer(casino.play(self._session(), form))
                 else:

@@ -183,23 +183,25 @@ Feature: Instant rounds keep the table's duties
 
       @sicbo
       Examples: Sic Bo
-        | game   | who                         | verdict |
-        | Sic Bo | the player                  | allowed |
-        | Sic Bo | another player              | allowed |
-        | Sic Bo | the operator                | refused |
-        | Sic Bo | the dealer                  | refused |
-        | Sic Bo | someone with no credentials | refused |
-        | Sic Bo | someone with a forged token | refused |
+        | game   | who                                     | verdict |
+        | Sic Bo | the player                              | allowed |
+        | Sic Bo | another player                          | allowed |
+        | Sic Bo | the operator                            | refused |
+        | Sic Bo | the dealer                              | refused |
+        | Sic Bo | someone with no credentials             | refused |
+        | Sic Bo | someone with a forged token             | refused |
+        | Sic Bo | someone with a session the player ended | refused |
 
       @xocdia
       Examples: Xoc Dia
-        | game    | who                         | verdict |
-        | Xoc Dia | the player                  | allowed |
-        | Xoc Dia | another player              | allowed |
-        | Xoc Dia | the operator                | refused |
-        | Xoc Dia | the dealer                  | refused |
-        | Xoc Dia | someone with no credentials | refused |
-        | Xoc Dia | someone with a forged token | refused |
+        | game    | who                                     | verdict |
+        | Xoc Dia | the player                              | allowed |
+        | Xoc Dia | another player                          | allowed |
+        | Xoc Dia | the operator                            | refused |
+        | Xoc Dia | the dealer                              | refused |
+        | Xoc Dia | someone with no credentials             | refused |
+        | Xoc Dia | someone with a forged token             | refused |
+        | Xoc Dia | someone with a session the player ended | refused |
 
     @REG-ACCESS-01
     Scenario Outline: At an instant <game> table, another player asks for the player's round

@@ -147,6 +147,13 @@ class AccountPool:
             lent.logins.append(handle)
         return handle
 
+    def forget_login(self, player: PlayerHandle, login: PlayerHandle) -> None:
+        """A login of the player's account that has ended: it counts no more."""
+        lent = self._lent.get(player.player_id)
+        with self._lock:
+            if lent is not None and login in lent.logins[1:]:
+                lent.logins.remove(login)
+
     def give_back(
         self, read: Callable[[PlayerHandle], Decimal], players: list[PlayerHandle] | None = None
     ) -> None:

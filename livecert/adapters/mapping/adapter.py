@@ -255,6 +255,22 @@ class MappingAdapter(InstantRounds):
             raise Unsupported("log the player in again", "the mapping lists no accounts")
         return self._accounts.another_login(player, self._log_in)
 
+    def expired_credential(self, player: PlayerHandle) -> str:
+        """A session of the player's account that has ended (operation `end_session`): a
+        second login, ended at once, so the player's own session still reads the balance."""
+        if self.mapping.operation("end_session") is None:
+            raise Unsupported("end a session of the player", self._absence("end_session"))
+        if self._accounts is None:
+            raise Unsupported(
+                "end a session of the player",
+                "the mapping lists no accounts: no second login of the player can be made to "
+                "end (the player's own session must stay, to read the balance)",
+            )
+        second = self._accounts.another_login(player, self._log_in)
+        self._run("end_session", "end a session of the player", {"player": second})
+        self._accounts.forget_login(player, second)
+        return second.token
+
     def release_players(self, players: list[PlayerHandle] | None = None) -> None:
         """The scenario (or its `players`) done: their accounts back to the list, balances
         noted to reconcile when lent again."""

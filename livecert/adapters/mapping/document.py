@@ -36,6 +36,8 @@ ABSENCE_MEANS: dict[str, str] = {
     ),
     "enter_result": "the target cannot be told a live round's result (no outcome forcing "
     "there: the mapping has no enter_result)",
+    "end_session": "a player's session cannot be ended (the mapping has no end_session): no "
+    "expired session can be tried",
 }
 # what each capability needs the mapping to be able to do
 CAPABILITY_OPERATIONS = {

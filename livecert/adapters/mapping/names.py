@@ -40,6 +40,7 @@ OPERATION_CONTEXT: dict[str, set[str]] = {
     "balance": {"player"},
     "connect": {"player"},
     "disconnect": {"player"},
+    "end_session": {"player"},
     "withdraw_bet": {"player", "bet_id"},
     "bet_record": {"player", "round_id"},
     "statistics": {"table_id", "game"},

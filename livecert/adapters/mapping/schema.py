@@ -180,6 +180,7 @@ OPERATION_NAMES = [
     "disconnect",
     "statistics",
     "play_round",
+    "end_session",
 ]
 MAPPING_SCHEMA: dict[str, Any] = {
     "$schema": "http://json-schema.org/draft-07/schema#",
