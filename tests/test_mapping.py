@@ -628,6 +628,23 @@ def _table_opens_its_own_rounds(data: dict) -> None:
     }
 
 
+def test_a_hook_secret_that_is_no_capture_is_the_only_problem_named(tmp_path: Path) -> None:
+    """The check of a command hook's secrets must not lose which operation polls (the loop's
+    name once overwrote it, adding a false "only open_round waits" and "no operation")."""
+
+    def with_hook(data: dict) -> None:
+        _table_opens_its_own_rounds(data)
+        data["operations"]["open_round"]["before"] = [
+            {"command": ["true"], "capture": {"password": "$.pw"}, "secret": ["pass"]}
+        ]
+
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, with_hook))
+    assert raised.value.problems == [
+        "operations.open_round (hook 1).secret: 'pass' is not one of its captures"
+    ]
+
+
 def test_polling_until_the_table_opens_a_new_round(tmp_path: Path) -> None:
     """The table shows nothing, then the round the run already settled, then a new round still
     closed, then the new round taking bets: only that last one is the opened round."""

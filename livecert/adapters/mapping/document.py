@@ -184,8 +184,8 @@ def _operation_problems(
         label = where if index == 0 else f"{where} (hook {index})"
         if "command" in step:
             names.check(step["command"], known, f"{label}.command", problems)
-            for name in set(step.get("secret", [])) - set(step.get("capture", {})):
-                problems.append(f"{label}.secret: {name!r} is not one of its captures")
+            for secret in set(step.get("secret", [])) - set(step.get("capture", {})):
+                problems.append(f"{label}.secret: {secret!r} is not one of its captures")
             continue
         names.check(step["request"], known, f"{label}.request", problems)
     poll = op.get("poll")
@@ -209,7 +209,8 @@ def _operation_problems(
         # unless it waits for a new round)
         filled = known if new_round else known | {"round_id"}
         for step in _steps(operations[polled]):
-            names.check(step["request"], filled, f"{where}.poll ({polled})", problems)
+            template = step["command"] if "command" in step else step["request"]
+            names.check(template, filled, f"{where}.poll ({polled})", problems)
 
 
 def _per_game_problems(name: str, op: dict, games: list[str], problems: list[str]) -> None:
