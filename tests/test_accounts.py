@@ -18,6 +18,7 @@ from livecert.adapters.evidence import exchanges_as_text
 from livecert.adapters.mapping import MappingError, load_mapping
 from livecert.adapters.mapping.accounts import Account, AccountsError, parse_accounts
 from livecert.adapters.model import PlayerHandle, TableLimits
+from livecert.certify.doctor import Diagnosis, _accounts_check
 from livecert.harness.read_balances import (
     ACCOUNTS_NEEDED,
     over_the_balance_read,
@@ -269,3 +270,29 @@ def test_an_ended_session_needs_a_logout_and_a_second_login(tmp_path: Path, chan
         player = adapter.create_player(Decimal("1.00"))
         with pytest.raises(Unsupported, match=re.escape(says)):
             adapter.expired_credential(player)
+
+
+@pytest.mark.parametrize(("listed", "status"), [(3, "warn"), (20, "ok")])
+def test_the_doctor_says_how_many_accounts_a_run_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listed: int, status: str
+) -> None:
+    monkeypatch.setenv("CASINO_ACCOUNTS", ",".join(f"u{n}:p{n}" for n in range(listed)))
+    diagnosis = Diagnosis()
+    _accounts_check(adapter_for(tmp_path, "http://127.0.0.1:9", _accounts), diagnosis)
+    [check] = diagnosis.checks
+    assert check.status == status
+    assert f"accounts: {listed} listed in CASINO_ACCOUNTS; a run needs 20 at once" in check.what
+    assert "one account may hold 1 login(s) at once" in check.what
+    if status == "warn":
+        assert "list at least 20 accounts" in check.advice
+
+
+def test_who_may_create_a_player_is_not_asked_where_players_are_lent(tmp_path: Path) -> None:
+    """A login page takes anyone's request: the access matrix's "create a test player" would
+    find every role allowed; where players are lent accounts it is not testable."""
+    with scripted(Casino()) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _accounts)
+        for acting in (adapter.as_role("dealer"), adapter.with_credential("forged")):
+            with pytest.raises(Unsupported, match="lends"):
+                acting.create_player(Decimal("10.00"))
+    assert seen == []

@@ -5,6 +5,7 @@ be certified on settlements made for a round the harness never asked about; the 
 transparent is compliant on the same clauses (so the proxy alone is not the finding).
 """
 
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -113,3 +114,51 @@ def test_a_round_answer_for_the_round_asked_holds() -> None:
     guard.ledger = CheckLedger(["CONTRACT-03"])
     assert guard.get_round("r1").round_id == "r1"
     assert guard.ledger.clauses["CONTRACT-03"].held == 1
+
+
+class InstantStandIn:
+    """An instant table answering with what `bets` says, at table `table`."""
+
+    def __init__(self, table: str = "t1", owner: str = "p1", bets=None) -> None:
+        self.table, self.owner, self.bets = table, owner, bets
+
+    def play_round(self, player, table_id, bets, outcome, idempotency_key=None):
+        shown = self.bets if self.bets is not None else bets
+        views = tuple(
+            BetView(
+                f"b{i}", "r9", self.owner, code, stake, "settled", "lose", Decimal(0), Decimal(0)
+            )
+            for i, (code, stake) in enumerate(shown)
+        )
+        return RoundView("r9", self.table, "sicbo", "settled", None, views)
+
+
+SLIP = [("BIG", Decimal("1.00")), ("SMALL", Decimal("2.00"))]
+
+
+@pytest.mark.parametrize(
+    ("stand_in", "says"),
+    [
+        (InstantStandIn(table="t2"), "played at table 't2', asked 't1'"),
+        (InstantStandIn(owner="p2"), "names player 'p2', asked 'p1'"),
+        (InstantStandIn(bets=[("ODD", Decimal("1.00"))]), "is on 'ODD', not on the slip"),
+        (InstantStandIn(bets=[("BIG", Decimal("9.00"))]), "stakes 9.00 on BIG, the slip 1.00"),
+    ],
+)
+def test_an_instant_round_answered_for_something_not_asked_fails_the_settlement_duty(
+    stand_in: InstantStandIn, says: str
+) -> None:
+    guard = IdentityGuard(stand_in, contract=False)
+    guard.ledger = CheckLedger(["REG-SETTLE-01"])
+    with pytest.raises(IdentityFailure, match=re.escape(says)) as raised:
+        guard.play_round(PLAYER, "t1", SLIP, (1, 2, 3))
+    assert raised.value.clauses == ("REG-SETTLE-01",)
+
+
+def test_an_instant_round_for_the_slip_asked_holds() -> None:
+    guard = IdentityGuard(InstantStandIn(), contract=False)
+    guard.ledger = CheckLedger(["REG-SETTLE-01"])
+    # a stake sent as text (bad input) is the target's to judge: any stake shown is taken
+    view = guard.play_round(PLAYER, "t1", [*SLIP, ("ODD", "abc")], (1, 2, 3))
+    assert len(view.bets) == 3
+    assert guard.ledger.clauses["REG-SETTLE-01"].held == 1

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from test_mapping import ROUND, Seen, a_round, adapter_for, mapping_file, scripted
 
-from livecert.adapters import PlayerHandle
+from livecert.adapters import PlayerHandle, Refused
 from livecert.adapters.errors import Unsupported
 from livecert.adapters.mapping import MappingError, load_mapping
 
@@ -66,6 +66,8 @@ class Wallet:
         self.lock = threading.Lock()
 
     def __call__(self, request: Seen):
+        if request.headers.get("Authorization") == "Bearer forged":
+            return 401, {}, {"error": "who are you?"}
         if request.path == "/wallet":
             return 200, {}, {"cash": str(self.cash)}
         if request.path == "/tables":
@@ -237,3 +239,39 @@ def test_what_the_file_may_say_of_settling_and_slips(tmp_path: Path, change, pro
     with pytest.raises(MappingError) as raised:
         load_mapping(mapping_file(tmp_path, change))
     assert any(problem in p for p in raised.value.problems), raised.value.problems
+
+
+def test_an_access_checks_round_is_sent_and_the_balance_read_as_the_player(
+    tmp_path: Path,
+) -> None:
+    """Under settlement from the balance, the balance around an access check's round is read
+    with the player's own credential: read with the forged one, its refusal would pass for the
+    round refused, and the round would never be sent."""
+    with scripted(Wallet(bets_shown=False)) as (url, seen):
+        adapter = adapter_for(tmp_path, url, lambda d: _instant(d, settlement=True))
+        adapter.create_table("sicbo")
+        forged = adapter.with_credential("forged")
+        with pytest.raises(Refused):
+            forged.play_round(PLAYER, "t1", [("BIG", Decimal("1.00"))], BIG_WINS)
+    sent = [(s.path, s.headers.get("Authorization")) for s in seen[1:]]
+    assert sent == [("/wallet", "Bearer k"), ("/play", "Bearer forged")]
+
+
+def test_a_wrongly_taken_slip_is_shown_as_answered_under_settlement_from_the_balance(
+    tmp_path: Path,
+) -> None:
+    """A stake that is no amount, taken: nothing is derived, the round is the target's answer
+    (the bad-input check then finds it taken), never a crash of the harness."""
+
+    def takes_anything(request: Seen):
+        if request.path == "/tables":
+            return 200, {}, {"id": "t1"}
+        if request.path == "/wallet":
+            return 200, {}, {"cash": "100.00"}
+        return 200, {}, a_round("done", dice=[6, 5, 4], bets=[])
+
+    with scripted(takes_anything) as (url, _seen):
+        adapter = adapter_for(tmp_path, url, lambda d: _instant(d, settlement=True))
+        adapter.create_table("sicbo")
+        shown = adapter.play_round(PLAYER, "t1", [("BIG", "abc")], BIG_WINS)
+    assert shown.state == "settled" and shown.bets == ()

@@ -28,6 +28,7 @@ from livecert.harness.findings import ClauseFailure
 DUTY_OF_OPERATION = {
     "place_bets": "REG-COMMIT-01",
     "enter_result": "REG-SETTLE-01",
+    "play_round": "REG-SETTLE-01",
     "bet_record": "REG-RECALL-01",
 }
 READ_DUTY = "REG-RECALL-01"  # a round's answer shows its id (REG-RECALL-01's "its ID")
@@ -170,6 +171,44 @@ class IdentityGuard:
                 self._bets[view.bet_id] = slip
         self._judge("place_bets", problems, f"{len(views)} bet(s) of round {round_id}")
         return views
+
+    def play_round(
+        self,
+        player: PlayerHandle,
+        table_id: str,
+        bets: Sequence[Any],
+        outcome: Sequence[Any],
+        idempotency_key: str | None = None,
+    ) -> RoundView:
+        """An instant round: the answer is at the table asked, and every bet it shows is one of
+        the slip's (its selection, its stake) and the player's. (A slip played one request per
+        bet is answered as rounds of their own, so a bet's round is not compared here.)"""
+        view = self._adapter.play_round(  # type: ignore[attr-defined]
+            player, table_id, bets, outcome, idempotency_key=idempotency_key
+        )
+        problems = []
+        if view.table_id not in ("", "None", table_id):
+            problems.append(f"the round was played at table {view.table_id!r}, asked {table_id!r}")
+        slip: dict[str, set] = {}
+        for code, stake in bets:
+            slip.setdefault(code, set()).add(stake if isinstance(stake, Decimal) else None)
+        for bet in view.bets:
+            stakes = slip.get(bet.selection)
+            if stakes is None:
+                problems.append(f"bet {bet.bet_id} is on {bet.selection!r}, not on the slip")
+            elif None not in stakes and bet.stake not in stakes:
+                problems.append(
+                    f"bet {bet.bet_id} stakes {bet.stake} on {bet.selection}, the slip "
+                    f"{', '.join(str(s) for s in sorted(stakes))}"
+                )
+            if bet.player_id not in ("", "None", player.player_id):
+                problems.append(
+                    f"bet {bet.bet_id} names player {bet.player_id!r}, asked {player.player_id!r}"
+                )
+        self._judge(
+            "play_round", problems, f"round {view.round_id} and its {len(view.bets)} bet(s)"
+        )
+        return view
 
     def _round_call(
         self, operation: str, round_id: str, call: Callable[[], RoundView]

@@ -16,7 +16,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from livecert.adapters.errors import MappingAnswerError, TargetError, Unsupported
+from livecert.adapters.errors import MappingAnswerError, Refused, TargetError, Unsupported
 from livecert.adapters.evidence import ExchangeRecorder
 from livecert.adapters.http import DEFAULT_TIMEOUT
 from livecert.adapters.mapping.accounts import Account, accounts_of
@@ -128,6 +128,23 @@ class MappingAdapter(InstantRounds):
         clone._forced = ("token", token)
         return clone
 
+    def _own_balance(self, player: PlayerHandle) -> Decimal:
+        """The player's balance read with the run's own credential, never an access check's
+        (settlement read from the balance around a call: a forced credential refused there
+        would pass for the call refused). A refusal of it is no finding: not testable."""
+        own = self
+        if self._forced is not None:
+            own = copy.copy(self)
+            own._forced = None
+        try:
+            return own.balance(player)
+        except Refused as refused:
+            raise Unsupported(
+                "read the balance around the round",
+                f"the target refused the player's own balance read ({refused}): the settlement "
+                "it is read from cannot be known",
+            ) from None
+
     def close(self) -> None:
         self._calls.close()
 
@@ -236,6 +253,12 @@ class MappingAdapter(InstantRounds):
         """A new player with `balance`, or, where the mapping lists accounts, a free account
         logged in whose balance (read) holds at least that."""
         if self._accounts is not None:
+            if self._forced is not None:  # an access check: a login page takes anyone
+                raise Unsupported(
+                    "create a test player",
+                    "players are accounts the casino lends (accounts), logged in, not created: "
+                    "who may create one cannot be asked",
+                )
             return self._accounts.lend(balance, self._log_in, self._read_balance)
         fields = self._run(
             "create_player", "create a test player", {"balance": self._write(balance)}
@@ -361,14 +384,14 @@ class MappingAdapter(InstantRounds):
                 f"balance), and player {crowded[0]} holds {len(holders[crowded[0]][1])} bets in "
                 "the round: they cannot be told apart",
             )
-        before = {pid: self.balance(handle) for pid, (handle, _) in holders.items()}
+        before = {pid: self._own_balance(handle) for pid, (handle, _) in holders.items()}
         shown = self._round_op("enter_result", "enter the result", context)
         if shown.state != "settled":
             return shown  # nothing to derive: the bets stay as the target shows them
         reported = {b.bet_id: b for b in shown.bets}
         derived = {}
         for pid, (handle, bets) in holders.items():
-            returned = self.balance(handle) - before[pid]
+            returned = self._own_balance(handle) - before[pid]
             bet = reported.get(bets[0].bet_id, bets[0])
             derived[bet.bet_id] = settled_from_balance(bet, returned)
         bets = tuple(derived.get(b.bet_id, b) for b in shown.bets) or tuple(derived.values())

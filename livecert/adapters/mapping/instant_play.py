@@ -3,8 +3,8 @@
 A target may take a whole slip in one request (`batch-bets`) or one bet per request (each bet
 then a round of its own, with the same forced result), and may report each bet's settlement or
 only the new balance (`settlement: from-balance`: the change around the request is the bet's).
-The mixin needs the adapter's `_run`, `_reader`, `balance`, `_wire_slip`, `_outcome_values`,
-`capabilities`, `mapping` and `_table_games`.
+The mixin needs the adapter's `_run`, `_reader`, `_own_balance`, `_wire_slip`,
+`_outcome_values`, `capabilities`, `mapping` and `_table_games`.
 """
 
 import re
@@ -120,7 +120,10 @@ class InstantRounds:
                 "idempotency_key": key if len(parts) == 1 else f"{key}-{index}",
                 **self._outcome_values(outcome),
             }
-            before = self.balance(player) if from_balance else None
+            # one bet whose stake is an amount: what else a target takes (an empty slip, "abc")
+            # is shown as it answered, for the bad-input checks to judge
+            derivable = from_balance and len(slip) == 1 and plain_stake(slip[0][1])
+            before = self._own_balance(player) if derivable else None
             shown = self._play_one(values, slip, outcome)
             if before is not None and shown.state == "settled":
                 shown = self._instant_from_balance(shown, player, slip[0], before)
@@ -147,7 +150,7 @@ class InstantRounds:
         """The round's one bet settled with what the balance says it returned: the change
         around the request plus the stake. A bet the answer does not list is the slip's."""
         code, stake = bet
-        returned = self.balance(player) - before + Decimal(stake)
+        returned = self._own_balance(player) - before + Decimal(stake)
         listed = [b for b in shown.bets if b.selection == code]
         base = (
             listed[0]
