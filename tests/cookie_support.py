@@ -57,6 +57,18 @@ def accounts_mapping(folder: Path) -> Path:
     return path
 
 
+def from_balance_mapping(folder: Path) -> Path:
+    """The casino's mapping as if its answers said nothing of the bets: one bet a round, each
+    settled by the balance's change around it (settlement: from-balance)."""
+    data = yaml.safe_load(COOKIE_MAPPING.read_text(encoding="utf-8"))
+    data["declares"]["capabilities"] = ["instant-round"]
+    data["shapes"]["round"].pop("bets")
+    data["operations"]["play_round"]["settlement"] = "from-balance"
+    path = folder / "from-balance.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
 def provision_accounts(env: dict, count: int, balance: str) -> str:
     """`count` accounts made with the casino's admin command, as COOKIE_ACCOUNTS lists them."""
     made = []

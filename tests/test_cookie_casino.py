@@ -17,6 +17,7 @@ from cookie_support import (
     accounts_mapping,
     certify_cookie_casino,
     cookie_casino,
+    from_balance_mapping,
     provision_accounts,
 )
 
@@ -119,3 +120,23 @@ def test_accounts_the_casino_lends_are_certified_on_the_balances_read(
     assert "$ACCOUNT_PASSWORD" in attachments and "examples.cookie_casino.admin" not in attachments
     for pair in env["COOKIE_ACCOUNTS"].split(","):
         assert pair.split(":", 1)[1] not in attachments  # no password in the evidence
+
+
+def test_settlement_read_from_the_balance_proves_no_money_conservation(tmp_path: Path) -> None:
+    """Where each round's return is read from the balance's change, reconciling the balance
+    with the returns holds by construction: REG-MONEY-01 must stay not tested, with the reason
+    (it passed, vacuously, before), while the settlements are still judged by the paytable."""
+    with cookie_casino() as (url, env):
+        status, certificate, output = certify_cookie_casino(
+            tmp_path,
+            url,
+            env,
+            *("--game", "xocdia", "--clauses", "REG-MONEY-01,REG-SETTLE-01"),
+            mapping=from_balance_mapping(tmp_path),
+        )
+    money, settle = (certificate["clauses"][c] for c in ("REG-MONEY-01", "REG-SETTLE-01"))
+    assert (status, money["status"]) == (2, "not-tested"), output[-3000:]
+    # no instant round booked a money check (a live session's start, skipped, may have)
+    assert not [n for n in money["checks"]["in_scenarios"] if "Instant rounds" in n], money
+    assert "reads it from the balance" in money["reason"], money["reason"]
+    assert settle["status"] == "passed" and settle["checks"]["held"] > 0

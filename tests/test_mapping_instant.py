@@ -10,6 +10,7 @@ whether it won.
 import json
 import threading
 import time
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -17,8 +18,11 @@ import pytest
 from test_mapping import ROUND, Seen, a_round, adapter_for, mapping_file, scripted
 
 from livecert.adapters import PlayerHandle, Refused
-from livecert.adapters.errors import Unsupported
+from livecert.adapters.errors import MappingAnswerError, Unsupported
 from livecert.adapters.mapping import MappingError, load_mapping
+from livecert.adapters.model import BetView
+from livecert.harness.settlement_check import check_bet
+from livecert.rules import load_paytable
 
 PLAYER = PlayerHandle("7", "k")
 BIG_WINS = (6, 5, 4)  # Big wins 1:1 on a total of 15
@@ -275,3 +279,60 @@ def test_a_wrongly_taken_slip_is_shown_as_answered_under_settlement_from_the_bal
         adapter.create_table("sicbo")
         shown = adapter.play_round(PLAYER, "t1", [("BIG", "abc")], BIG_WINS)
     assert shown.state == "settled" and shown.bets == ()
+
+
+def test_settlement_from_the_balance_on_instant_rounds_leaves_live_answers_as_strict(
+    tmp_path: Path,
+) -> None:
+    """Only play_round's answers may leave a bet's settlement out: a settled live round whose
+    bet lacks its outcome path is still the mapping's error, never a bet with no outcome."""
+
+    def both(data: dict) -> None:
+        data["declares"]["capabilities"] = ["batch-bets", "instant-round"]
+        data["operations"]["play_round"] = {
+            "role": "player",
+            "request": {"method": "POST", "path": "/play", "json": {"dice": "${dice}"}},
+            "answer": ROUND,
+            "settlement": "from-balance",
+        }
+
+    bet = {"id": "b1", "round": "r1", "player": "7", "pick": "big", "amount": 1, "status": "done"}
+    with scripted(lambda _: (200, {}, a_round("done", bets=[bet]))) as (url, _seen):
+        adapter = adapter_for(tmp_path, url, both)
+        with pytest.raises(MappingAnswerError, match="outcome"):
+            adapter.get_round("r1")
+
+
+def test_an_outcome_inferred_from_the_amounts_is_not_judged_only_the_amounts() -> None:
+    """A win that rounds to nothing (0.01 on Odd at 0.96:1) returns the stake like a refund:
+    inferred, the outcome says nothing; the amounts still must be the paytable's."""
+    table = load_paytable("xocdia")
+    outcome = ("r", "r", "w", "r")
+
+    def row(returned: str, read: bool):
+        amounts = (Decimal(0), Decimal(returned))
+        bet = BetView("b", "r", "p", "ODD", Decimal("0.01"), "settled", "refund", *amounts)
+        return check_bet(table, replace(bet, outcome_read=read), outcome, 2, "down")
+
+    assert row("0.01", read=False).matches  # the outcome inferred: the amounts hold
+    assert not row("0.01", read=True).matches  # the target said refund: a finding
+    assert not row("0.00", read=False).matches  # the amounts are still judged
+
+
+def test_a_win_of_nothing_with_no_outcome_read_is_the_mappings_error(tmp_path: Path) -> None:
+    def win_only(data: dict) -> None:
+        _instant(data)
+        bet = data["shapes"]["bet"]
+        bet.pop("outcome"), bet.pop("net")
+        bet["win"] = {"path": "won", "as": "money"}
+
+    lost = {"id": "b0", "round": "r1", "player": "7", "pick": "big", "amount": "1.00"}
+    answer = a_round("done", dice=[1, 2, 3], bets=[{**lost, "status": "settled", "won": "0.00"}])
+    with scripted(lambda r: (200, {}, {"id": "t1"} if r.path == "/tables" else answer)) as (
+        url,
+        _seen,
+    ):
+        adapter = adapter_for(tmp_path, url, win_only)
+        adapter.create_table("sicbo")
+        with pytest.raises(MappingAnswerError, match="does not tell a loss from a refund"):
+            adapter.play_round(PLAYER, "t1", [("BIG", Decimal("1.00"))], (1, 2, 3))

@@ -80,6 +80,10 @@ class BetView:
     outcome: str | None
     win: Decimal | None
     returned: Decimal | None
+    # False where the target did not say the outcome and the adapter inferred it from the
+    # amounts: a win that rounds to nothing returns the stake like a refund, so only the
+    # amounts are judged then
+    outcome_read: bool = True
 
 
 @dataclass(frozen=True)

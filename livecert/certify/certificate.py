@@ -183,10 +183,14 @@ def _clause_statuses(
                 row["reason"] = "error: " + entry["errors"][0]
             elif entry and (not_offered := _not_offered(entry)):
                 row["reason"] = not_offered
-            elif entry and entry["skipped"]:
-                row["reason"] = "skipped: " + _distinct(entry["skipped"])
-            elif entry and entry["unjudged"]:
-                row["reason"] = "not judged: " + _distinct(entry["unjudged"])
+            elif entry and (entry["skipped"] or entry["unjudged"]):
+                # what the scenarios that ran could not judge first: the most telling reason
+                parts = [
+                    f"{label}: {_distinct(entry[key])}"
+                    for key, label in (("unjudged", "not judged"), ("skipped", "skipped"))
+                    if entry[key]
+                ]
+                row["reason"] = "; ".join(parts)
             else:
                 row["reason"] = "no scenario proving it was run"
         statuses[clause_id] = row

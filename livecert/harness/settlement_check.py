@@ -24,13 +24,14 @@ class SettlementRow:
     actual_win: Decimal | None
     actual_returned: Decimal | None
     actual_status: str
+    outcome_judged: bool = True  # False: the target did not say it (inferred from the amounts)
 
     @property
     def matches(self) -> bool:
         e = self.expected
         return (
             self.actual_status == "settled"
-            and self.actual_outcome == e.outcome
+            and (not self.outcome_judged or self.actual_outcome == e.outcome)
             and self.actual_win == e.win
             and self.actual_returned == e.returned
         )
@@ -44,7 +45,8 @@ class SettlementRow:
         e = self.expected
         return (
             f"{self.code} stake {self.stake}: expected {e.outcome} win {e.win} returned "
-            f"{e.returned}, target said {self.actual_status}/{self.actual_outcome} win "
+            f"{e.returned}, target said {self.actual_status}/{self.actual_outcome}"
+            f"{'' if self.outcome_judged else ' (not said: from the amounts)'} win "
             f"{self.actual_win} returned {self.actual_returned}"
         )
 
@@ -56,7 +58,14 @@ def check_bet(
         paytable, bet.selection, outcome, bet.stake, minor_unit, rounding
     )
     return SettlementRow(
-        bet.selection, bet.stake, expected, bet.outcome, bet.win, bet.returned, bet.status
+        bet.selection,
+        bet.stake,
+        expected,
+        bet.outcome,
+        bet.win,
+        bet.returned,
+        bet.status,
+        bet.outcome_read,
     )
 
 

@@ -128,6 +128,12 @@ class MappingAdapter(InstantRounds):
         clone._forced = ("token", token)
         return clone
 
+    def settles_from_balance(self, operation: str) -> bool:
+        """True where the mapping reads `operation`'s settlement from the balance: the balance
+        then says what was returned, so it cannot also prove money was conserved."""
+        spec = self.mapping.operation(operation) or {}
+        return spec.get("settlement") == "from-balance"
+
     def _own_balance(self, player: PlayerHandle) -> Decimal:
         """The player's balance read with the run's own credential, never an access check's
         (settlement read from the balance around a call: a forced credential refused there

@@ -125,10 +125,12 @@ class Reader:
         self.round_games: dict[str, str] = {}
         self.rounds_seen: set[str] = set()  # every round id an answer has shown
         self.entered: dict[str, tuple] = {}  # round id -> the result the harness entered
-        # settlement read from the balance (a result's, or an instant round's): never the bet's
-        self.from_balance = any(
-            (mapping.operation(name) or {}).get("settlement") == "from-balance"
+        # the operations whose settlement is read from the balance (a result's, or an instant
+        # round's): their answers may leave each bet's settlement out, no other's
+        self.from_balance = frozenset(
+            name
             for name in ("enter_result", "play_round")
+            if (mapping.operation(name) or {}).get("settlement") == "from-balance"
         )
         self.states = frozenset(ROUND_STATES) | {
             state
@@ -182,6 +184,7 @@ class Reader:
                 )
         src = _Source(operation, answer.text, _token_in(reads.get("fields", {}), node))
         ctx = {
+            "from_balance": name in self.from_balance,
             "game": values.get("game"),
             "round_id": values.get("round_id"),
             "waiting": waiting,
@@ -232,15 +235,15 @@ class Reader:
                 if ctx.get("round_id") and not ctx.get("game"):  # a round met before: its game
                     ctx["game"] = self.round_games.get(str(ctx["round_id"]))
         for key, missing in absent.items():
-            if key not in self._not_due(out):
+            if key not in self._not_due(out, ctx):
                 where_read = f"shapes.{name}.{key}{missing.part}"
                 raise src.error(missing.at, self._absent(where_read, missing))
         return out
 
-    def _not_due(self, out: dict) -> set[str]:
+    def _not_due(self, out: dict, ctx: dict) -> set[str]:
         """The fields the mapping's own rules let the answer leave out, given what it says."""
         not_due: set[str] = set()
-        if self.from_balance:  # settlement is read from the balance, never from the bet
+        if ctx.get("from_balance"):  # settlement is read from the balance, never from the bet
             not_due |= SETTLEMENT | {"status"}
         if out.get("status") == "open":  # a bet not settled yet has no outcome or payout
             not_due |= SETTLEMENT
@@ -369,7 +372,7 @@ class Reader:
                 "the target's with a value table"
             )
         elif key in TEXTS and not isinstance(value, str):
-            if not (value is None and key == "status" and self.from_balance):
+            if not (value is None and key == "status" and ctx.get("from_balance")):
                 needs = f"a {key}"
         elif key == "state" and not ctx.get("waiting") and value not in self.states:
             needs = (
@@ -446,12 +449,22 @@ class Reader:
         net = fields.get("net")
         if net is not None and returned is None and stake is not None:
             returned = stake + net
-        if "outcome" not in fields and outcome is None and win is not None and win > 0:
+        said = "outcome" in fields  # else inferred from the amounts, and not judged
+        if not said and outcome is None and win is not None and win > 0:
             outcome = "win"  # no outcome read, and a net win: a win (a zero win says nothing)
         if returned is None and win is not None and stake is not None:
             returned = {"win": stake + win, "refund": stake, "lose": Decimal(0)}.get(outcome)
-        if "outcome" not in fields and returned is not None and stake is not None:
+        if not said and returned is not None and stake is not None:
             outcome = _outcome_of(returned, stake)  # the mapping reads no outcome: the amount's
+        settled = fields.get("status") not in (None, "open")
+        if not said and outcome is None and returned is None and settled and not self.from_balance:
+            raise MappingAnswerError(
+                "read a bet",
+                "shapes.bet",
+                "the mapping reads neither the bet's outcome nor what it returned, and a win of "
+                f"{win} does not tell a loss from a refund: read its outcome, returned or net",
+                repr(fields),
+            )
         if win is None and returned is not None and stake is not None:
             win = returned - stake if outcome == "win" else Decimal(0)
         return BetView(
@@ -464,6 +477,7 @@ class Reader:
             outcome=outcome,
             win=win,
             returned=returned,
+            outcome_read=said or outcome is None,
         )
 
     def round(self, fields: dict) -> RoundView:
