@@ -14,7 +14,7 @@ from pytest_bdd import given, parsers, then, when
 from fixtures.scene import Scene
 from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
-from livecert.harness.read_balances import over_the_balance_read, real_balance
+from livecert.harness.read_balances import over_the_balance_read, plain_total, real_balance
 from livecert.harness.vocabulary import selection_code
 from steps.rounds import DEFAULT_RESULT
 
@@ -40,6 +40,7 @@ def _attempt(scene: Scene, send) -> None:
         scene.adapter.get_round(scene.open_round().round_id, handle).bets
     )
     round_id = scene.open_round().round_id
+    scene.refused_by = (INPUT,)  # a slip over the balance also REG-BAL-01 (_attempt_slip)
     scene.refusal = refusal(lambda: send(handle, round_id))
 
 
@@ -69,6 +70,8 @@ def _attempt_slip(scene: Scene, slip) -> None:
     limits = scene.target.info.limits.get(scene.game)
     sent = over_the_balance_read(scene.adapter, scene.player(), slip, shown, limits)
     _attempt(scene, lambda h, r: scene.adapter.place_bets(h, r, sent))
+    if plain_total(slip) > shown:
+        scene.refused_by = (INPUT, BALANCE)
 
 
 @when(
@@ -252,7 +255,7 @@ def refused_and_nothing_moves(scene: Scene) -> None:
     refusal = scene.refusal
     scene.checks.check(
         refusal is not None and bool(refusal.message) and refusal.code not in ("", "None"),
-        (INPUT, BALANCE),
+        scene.refused_by or (INPUT,),
         "the target accepted it" if refusal is None else f"the refusal gives no reason: {refusal}",
         f"refused with a reason: {refusal}",
     )

@@ -28,7 +28,12 @@ from livecert.harness.instant import (
     stake_up_to,
     step_of,
 )
-from livecert.harness.read_balances import over_the_balance_read, real_balance, surplus
+from livecert.harness.read_balances import (
+    over_the_balance_read,
+    plain_total,
+    real_balance,
+    surplus,
+)
 from livecert.harness.settlement_check import SETTLE_DUTY, judge_slip
 from livecert.harness.sweep import offered_codes
 from livecert.harness.vocabulary import paytable, selection_code
@@ -124,21 +129,10 @@ def _attempt(scene: Scene, slip, outcome=None) -> None:
     scene.bets_before_attempt = _bets_on_record(scene)
     # a slip over the balance must be refused for REG-BAL-01 too; any other bad slip for
     # REG-INPUT-01 only (taking it breaks no balance unless the balance falls below zero)
-    scene.refused_by = (INPUT, BALANCE) if _total(slip) > before else (INPUT,)
+    scene.refused_by = (INPUT, BALANCE) if plain_total(slip) > before else (INPUT,)
     limits = scene.target.info.limits.get(scene.game)
     sent = over_the_balance_read(scene.adapter, scene.player(), slip, before, limits)
     scene.refusal = play_here(scene, sent, outcome).refusal
-
-
-def _total(slip) -> Decimal:
-    """The slip's total where every stake is an amount (a stake like "abc" counts nothing)."""
-    total = Decimal(0)
-    for _, stake in slip:
-        try:
-            total += Decimal(stake) if isinstance(stake, str) else stake
-        except ArithmeticError:
-            continue
-    return total
 
 
 @when(
@@ -246,8 +240,12 @@ def random_instant_sessions(scene: Scene, rounds: str, name: str, facts) -> None
             who = rng.choice(players)
             over = rng.random() < 0.125
             limits = info.limits.get(scene.game)
-            # over the balance the account really holds, where it is read (read_balances.py)
-            room = balances[who] + (surplus(scene.adapter, scene.players[who]) if over else 0)
+            # over the balance the account really holds, where it is read (read_balances.py);
+            # with no maximum declared, a slip that large may be refused for a limit: none
+            extra = surplus(scene.adapter, scene.players[who])
+            if extra and not (limits and (limits.max_bet or limits.max_slip)):
+                over = False
+            room = balances[who] + (extra if over else 0)
             slip = random_slip(rng, codes, room, info.minor_unit, over, limits, most_bets=most_bets)
             if not slip:
                 continue

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_mapping import Seen, adapter_for, mapping_file, scripted
 
-from livecert.adapters.errors import Unsupported
+from livecert.adapters.errors import MappingAnswerError, TargetError, Unsupported
 from livecert.adapters.evidence import exchanges_as_text
 from livecert.adapters.mapping import MappingError, load_mapping
 from livecert.adapters.mapping.accounts import Account, AccountsError, parse_accounts
@@ -22,10 +22,12 @@ from livecert.certify.doctor import Diagnosis, _accounts_check
 from livecert.harness.read_balances import (
     ACCOUNTS_NEEDED,
     over_the_balance_read,
+    plain_total,
     real_balance,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+D1000 = Decimal("1000.00")
 PASSWORDS = {"alice": "pw-a:1", "bob": "pw-b", "carol": "pw-c"}
 
 
@@ -115,6 +117,13 @@ def test_accounts_are_read_from_user_password_pairs() -> None:
             lambda d: (_accounts(d), d["accounts"].update(logins_at_once=0)),
             "accounts.logins_at_once",
         ),
+        (
+            lambda d: (
+                _accounts(d),
+                d["operations"]["create_player"]["request"].update(form={"user": "alice"}),
+            ),
+            "must send ${account.user}",
+        ),
     ],
 )
 def test_what_a_mapping_may_say_of_accounts(tmp_path: Path, change, problem: str) -> None:
@@ -135,8 +144,10 @@ def test_a_player_is_a_listed_account_and_its_balance_reads_as_the_scenario_aske
         assert adapter.balance_offset(player) == Decimal("4900.00")
         casino.cash["alice"] -= Decimal("10.00")  # a round lost
         assert adapter.balance(player) == Decimal("90.00")
-        with pytest.raises(Unsupported, match=r"holds 5000\.00, less than the scenario needs"):
+        with pytest.raises(Unsupported, match=r"no free account holds that much \(bob 5000\.00"):
             adapter.create_player(Decimal("5000.01"))
+        # the accounts that held too little stay free: a scenario asking less is lent one
+        assert adapter.create_player(Decimal("1.00")).player_id == "bob"
     logins = [s for s in seen if s.path == "/login.php"]
     assert logins[0].body == "user=alice&password=pw-a%3A1"
     # the password and the session are masked in every exchange
@@ -146,24 +157,31 @@ def test_a_player_is_a_listed_account_and_its_balance_reads_as_the_scenario_aske
 
 
 def test_a_slip_over_the_balance_is_over_the_balance_the_account_holds(tmp_path: Path) -> None:
+    limits = TableLimits(max_bet=Decimal("10000.00"), max_slip=Decimal("20000.00"))
     with scripted(Casino()) as (url, _seen):
         adapter = adapter_for(tmp_path, url, _accounts)
         player = adapter.create_player(Decimal("100.00"))
         shown = adapter.balance(player)
-        over = over_the_balance_read(
-            adapter, player, [("BIG", Decimal("60.00")), ("BIG", Decimal("40.01"))], shown
-        )
+
+        def sent(slip, within=limits):
+            return over_the_balance_read(adapter, player, slip, shown, within)
+
+        over = sent([("BIG", Decimal("60.00")), ("BIG", Decimal("40.01"))])
         assert over == [("BIG", Decimal("60.00")), ("BIG", Decimal("4940.01"))]
         assert sum(s for _, s in over) == Decimal("5000.01")  # one cent over what it holds
-        text = over_the_balance_read(adapter, player, [("BIG", "100.01")], shown)
-        assert text == [("BIG", "5000.01")]
-        # within the balance, or not an amount at all: sent as written
-        same = [("BIG", Decimal("99.00")), ("BIG", "abc"), ("BIG", "1e3")]
-        assert over_the_balance_read(adapter, player, same, shown) == same
+        assert sent([("BIG", "100.01")]) == [("BIG", "5000.01")]
+        # within the balance, over what the account holds already, or no amount: as written
+        for same in (
+            [("BIG", Decimal("99.00")), ("BIG", "abc"), ("BIG", "1e3"), ("BIG", "-5.00")],
+            [("BIG", "1000000000000.00")],
+        ):
+            assert sent(same) == same
+        assert plain_total([("BIG", "1e3"), ("BIG", "2.50"), ("BIG", "-1")]) == Decimal("2.50")
         assert real_balance(adapter, player, Decimal("-0.01")) == Decimal("4899.99")
-        with pytest.raises(Unsupported, match="beyond the table's declared limits"):
-            limits = TableLimits(max_bet=Decimal("1000.00"))
-            over_the_balance_read(adapter, player, [("BIG", "100.01")], shown, limits)
+        # raised where no maximum is declared, or beyond one, a refusal may be for the limit
+        for within in (None, TableLimits(min_bet=Decimal("0.01")), TableLimits(max_bet=D1000)):
+            with pytest.raises(Unsupported, match="limit"):
+                sent([("BIG", "100.01")], within)
     # a balance that is set: nothing to add
     plain = PlayerHandle("p", "k")
     assert over_the_balance_read(object(), plain, [("BIG", "100.01")], Decimal(100)) == [
@@ -296,3 +314,61 @@ def test_who_may_create_a_player_is_not_asked_where_players_are_lent(tmp_path: P
             with pytest.raises(Unsupported, match="lends"):
                 acting.create_player(Decimal("10.00"))
     assert seen == []
+
+
+def test_the_account_holding_least_but_enough_is_lent_first(tmp_path: Path) -> None:
+    casino = Casino()
+    casino.cash.update(alice=Decimal("900.00"), bob=Decimal("50.00"), carol=Decimal("120.00"))
+    with scripted(casino) as (url, _seen):
+        adapter = adapter_for(tmp_path, url, _accounts)
+        [adapter.create_player(Decimal("1.00")) for _ in PASSWORDS]  # every balance learnt
+        adapter.release_players()
+        assert adapter.create_player(Decimal("100.00")).player_id == "carol"  # 20.00 surplus
+        assert adapter.create_player(Decimal("40.00")).player_id == "bob"
+
+
+def test_an_account_that_cannot_log_in_stays_free_and_two_logins_as_one_player_stop(
+    tmp_path: Path,
+) -> None:
+    casino = Casino()
+    broken = {"on": True}
+
+    def flaky(request: Seen):
+        if request.path == "/login.php" and broken["on"]:
+            return 500, {}, {"error": "down"}
+        return casino(request)
+
+    with scripted(flaky) as (url, _seen):
+        adapter = adapter_for(tmp_path, url, _accounts)
+        with pytest.raises(TargetError):
+            adapter.create_player(Decimal("1.00"))
+        broken["on"] = False
+        assert adapter.create_player(Decimal("1.00")).player_id == "bob"  # alice went last
+        assert adapter.create_player(Decimal("1.00")).player_id == "carol"
+        assert adapter.create_player(Decimal("1.00")).player_id == "alice"  # still lendable
+
+
+def test_a_login_answering_a_player_already_lent_is_the_mappings_error(tmp_path: Path) -> None:
+    def everyone_is_alice(request: Seen):
+        if request.path == "/login.php":
+            return 200, {"Set-Cookie": f"PHPSESSID=s{len(request.body)}; Path=/"}, {"user": "a"}
+        return 200, {}, {"cash": "5000.00"}
+
+    with scripted(everyone_is_alice) as (url, _seen):
+        adapter = adapter_for(tmp_path, url, _accounts)
+        adapter.create_player(Decimal("1.00"))
+        with pytest.raises(MappingAnswerError, match="which another lent account already is"):
+            adapter.create_player(Decimal("1.00"))
+
+
+def test_a_second_login_answering_the_same_session_is_no_second_login(tmp_path: Path) -> None:
+    def one_session(request: Seen):
+        if request.path == "/login.php":
+            return 200, {"Set-Cookie": "PHPSESSID=only; Path=/"}, {"user": "alice"}
+        return 200, {}, {"cash": "5000.00"}
+
+    with scripted(one_session) as (url, _seen):
+        adapter = adapter_for(tmp_path, url, lambda d: _accounts(d, logins_at_once=3))
+        player = adapter.create_player(Decimal("1.00"))
+        with pytest.raises(Unsupported, match="holds one session at a time"):
+            adapter.another_login(player)

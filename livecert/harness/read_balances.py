@@ -37,6 +37,12 @@ def _amount(stake: Decimal | str) -> Decimal | None:
     return value if value.is_finite() and value > 0 else None
 
 
+def plain_total(slip: Slip) -> Decimal:
+    """What the slip stakes in amounts (text sent to test a refusal, zero or less: nothing):
+    the one measure of whether a slip is over a balance."""
+    return sum((a for _, stake in slip if (a := _amount(stake)) is not None), Decimal(0))
+
+
 def over_the_balance_read(
     adapter: object,
     player: PlayerHandle,
@@ -44,29 +50,35 @@ def over_the_balance_read(
     shown: Decimal,
     limits: TableLimits | None = None,
 ) -> list[tuple[str, Decimal | str]]:
-    """`slip` as sent: where its amounts are over the balance `shown` and the account holds
-    more, its last bet raised by the surplus, so it is over the balance read by as much. A slip
-    within the balance, or of a player whose balance was set, goes as it is. Raised beyond a
-    declared limit it would be refused for the limit, so it is not testable."""
+    """`slip` as sent: where its amounts are over the balance `shown` but not over what the
+    account holds, its last bet raised by the surplus, so it is over the balance held by as
+    much. A slip within the balance, over the balance held already, or of a player whose
+    balance was set, goes as it is. Raised where the table declares no maximum, or beyond a
+    declared one, it could be refused for a limit, not the balance: not testable."""
     extra = surplus(adapter, player)
     amounts = [_amount(stake) for _, stake in slip]
-    total = sum((a for a in amounts if a is not None), Decimal(0))
-    if not extra or total <= shown:
-        return list(slip)
+    total = plain_total(slip)
+    if not extra or total <= shown or total > shown + extra:
+        return list(slip)  # within the balance shown, or over the balance held already
     last = max(i for i, a in enumerate(amounts) if a is not None)
     code, stake = slip[last]
     raised = _amount(stake) + extra  # type: ignore[operator]
     written = raised if isinstance(stake, Decimal) else f"{raised}"
-    if limits is not None:
-        problem = (limits.max_bet is not None and raised > limits.max_bet) or (
-            limits.max_slip is not None and total + extra > limits.max_slip
+    if limits is None or (limits.max_bet is None and limits.max_slip is None):
+        raise Unsupported(
+            "bet over the balance",
+            f"the account holds {shown + extra}, {extra} more than the scenario asked: a slip "
+            "over it may be refused for a table limit the target does not declare, not for the "
+            "balance (declare the table limits, or lend accounts holding what the scenarios ask)",
         )
-        if problem:
-            raise Unsupported(
-                "bet over the balance",
-                f"the account holds {shown + extra}: a slip over that is beyond the table's "
-                "declared limits, so its refusal would not be for the balance",
-            )
+    if (limits.max_bet is not None and raised > limits.max_bet) or (
+        limits.max_slip is not None and total + extra > limits.max_slip
+    ):
+        raise Unsupported(
+            "bet over the balance",
+            f"the account holds {shown + extra}: a slip over that is beyond the table's "
+            "declared limits, so its refusal would not be for the balance",
+        )
     return [*slip[:last], (code, written), *slip[last + 1 :]]
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from livecert.adapters.errors import AdapterError, Unsupported
+from livecert.adapters.errors import AdapterError, MappingAnswerError, Unsupported
 from livecert.adapters.model import PlayerHandle
 
 
@@ -38,6 +38,7 @@ class _Lent:
     account: Account
     offset: Decimal  # the balance read less the balance the scenario asked for
     logins: list[PlayerHandle] = field(default_factory=list)
+    pending: int = 0  # logins being made
 
 
 def parse_accounts(text: str, where: str) -> list[Account]:
@@ -82,19 +83,24 @@ class AccountPool:
         read: Callable[[PlayerHandle], Decimal],
     ) -> PlayerHandle:
         """A free account logged in (`login`), its balance read (`read`): the player, whose
-        balances are shown less the surplus over `wanted`."""
-        while True:
+        balances are shown less the surplus over `wanted`. The free accounts are tried those
+        known to hold least (but enough) first, so the surplus is small; one holding too little
+        stays free for a scenario asking less."""
+        with self._lock:
+            candidates = self._candidates(wanted)
+        too_small = []
+        for account in candidates:
             with self._lock:
-                if not self._free:
-                    raise Unsupported(
-                        "create a player",
-                        f"every account {self.where} lists ({len(self.accounts)}) is in use by "
-                        f"this scenario or set aside ({len(self.set_aside)}): the scenario needs "
-                        "more accounts",
-                    )
-                account = self._free.pop(0)
-            handle = login(account)
-            balance = read(handle)
+                if account not in self._free:
+                    continue  # taken meanwhile
+                self._free.remove(account)
+            try:
+                handle = login(account)
+                balance = read(handle)
+            except BaseException:
+                with self._lock:
+                    self._free.append(account)  # not lent: free again, for the next scenario
+                raise
             before = self._returned.get(account.user)
             if before is not None and balance != before:
                 self._set_aside(
@@ -102,17 +108,49 @@ class AccountPool:
                     f"its balance moved from {before} to {balance} while no scenario held it",
                 )
                 continue
-            if balance < wanted:
-                with self._lock:
-                    self._free.append(account)
-                raise Unsupported(
-                    f"create a player with a balance of {wanted}",
-                    f"the account {account.user} holds {balance}, less than the scenario needs "
-                    "(its balance is read, not set: give the accounts more)",
-                )
             with self._lock:
+                if balance < wanted:
+                    self._returned[account.user] = balance
+                    self._free.append(account)
+                    too_small.append(f"{account.user} {balance}")
+                    continue
+                if handle.player_id in self._lent:
+                    self._free.append(account)
+                    raise MappingAnswerError(
+                        "create a test player",
+                        "operations.create_player.answer.fields.player_id",
+                        f"the account {account.user} logged in as player {handle.player_id!r}, "
+                        "which another lent account already is: the login does not read whose "
+                        "account it is",
+                        repr(handle.player_id),
+                    )
                 self._lent[handle.player_id] = _Lent(account, balance - wanted, [handle])
             return handle
+        if too_small:
+            raise Unsupported(
+                f"create a player with a balance of {wanted}",
+                f"no free account holds that much ({', '.join(too_small[:5])}): its balance is "
+                "read, not set: give the accounts more",
+            )
+        raise Unsupported(
+            "create a player",
+            f"every account {self.where} lists ({len(self.accounts)}) is in use by this "
+            f"scenario or set aside ({len(self.set_aside)}): the scenario needs more accounts",
+        )
+
+    def _candidates(self, wanted: Decimal) -> list[Account]:
+        """The free accounts in the order to try: those known (from when they were given back)
+        to hold enough, least first; then those not known yet; those known to hold too little
+        last (a balance may have grown)."""
+        known = self._returned
+
+        def order(account: Account) -> tuple[int, Decimal]:
+            held = known.get(account.user)
+            if held is None:
+                return (1, Decimal(0))
+            return (0, held) if held >= wanted else (2, held)
+
+        return sorted(self._free, key=order)
 
     def _set_aside(self, account: Account, why: str) -> None:
         with self._lock:
@@ -130,18 +168,29 @@ class AccountPool:
         if lent is None:
             raise Unsupported("log the player in again", "the player is not a listed account")
         with self._lock:
-            if len(lent.logins) >= self.logins_at_once:
+            if len(lent.logins) + lent.pending >= self.logins_at_once:
                 raise Unsupported(
                     "log the player in again",
                     f"an account may hold {self.logins_at_once} login(s) at once "
                     "(accounts.logins_at_once)",
                 )
-        handle = login(lent.account)
+            lent.pending += 1  # the slot, held while the login is made
+        try:
+            handle = login(lent.account)
+        finally:
+            with self._lock:
+                lent.pending -= 1
         if handle.player_id != player.player_id:
             raise Unsupported(
                 "log the player in again",
                 f"a second login of {lent.account.user} is player {handle.player_id!r}, not "
                 f"{player.player_id!r}",
+            )
+        if any(handle.token == one.token for one in lent.logins):
+            raise Unsupported(
+                "log the player in again",
+                f"a second login of {lent.account.user} answered a session it already holds: "
+                "the account holds one session at a time",
             )
         with self._lock:
             lent.logins.append(handle)

@@ -53,6 +53,16 @@ IDEMPOTENT_OPERATIONS = ("place_bets", "play_round")
 SHAPES = ("round", "bet", "record", "record_round", "chart_entry")
 # what a `const` field may not have too: anything that reads the answer, and a default
 CONST_EXCLUDES = ("path", "default", "cookie", "dice", "total", "tokens")
+# what the harness judges: a constant there would make its check hold by construction (an id
+# compared with the one asked, a state or status, an amount, an outcome, a selection)
+NOT_CONSTANT = frozenset(
+    {
+        "round_id", "bet_id", "player_id", "table_id", "token", "state", "status", "outcome",
+        "win", "returned", "net", "stake", "balance", "staked", "balance_before",
+        "balance_after", "result", "selection", "bets", "rounds", "events", "results",
+        "opened_at", "betting_ends_at",
+    }
+)  # fmt: skip
 
 
 class MappingError(ValueError):
@@ -107,6 +117,13 @@ def _paths(node: Any, where: str, problems: list[str]) -> None:
             problems.append(f"{where}: {error}")
     elif isinstance(node, dict):
         clashing = [key for key in CONST_EXCLUDES if key in node]
+        key = where.rsplit(".", 1)[-1]
+        if "const" in node and key in NOT_CONSTANT:
+            problems.append(
+                f"{where}: a constant {key} would make the harness's check of it hold by "
+                "construction: read it from the answer (only what the harness does not judge, "
+                "such as the game, may be constant)"
+            )
         if "const" in node and clashing:
             problems.append(
                 f"{where}: const is the value as given, so it cannot have "
@@ -336,6 +353,12 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
         if game not in data.get("selections", {}):
             problems.append(f"selections.{game}: missing (the mapping declares {game})")
     accounts = _accounts(accounts_spec, environ, problems) if accounts_spec else []
+    login = json.dumps(operations.get("create_player") or {})
+    if accounts_spec and "${account.user" not in login:
+        problems.append(
+            "operations.create_player: with accounts it is the login of one, and must send "
+            "${account.user} (each lent account logs in as itself)"
+        )
     variables: dict[str, str] = {}
     for name, spec in data.get("variables", {}).items():
         value = environ.get(spec["env"], spec.get("default"))
