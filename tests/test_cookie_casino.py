@@ -73,9 +73,11 @@ def test_the_clean_casino_passes_every_duty_through_its_mapping_alone(
 def test_each_fault_of_the_casino_fails_exactly_its_clause(tmp_path: Path, fault: str) -> None:
     judged = JUDGED[fault]
     narrowed = ["--sweep-only", "SB-PAY-08"] if judged == ("SB-PAY-08",) else []
+    # the duties are the same at both tables: their faults run at the quicker Xoc Dia one
+    game = "sicbo" if narrowed else "xocdia"
     with cookie_casino(fault) as (url, env):
         status, certificate, output = certify_cookie_casino(
-            tmp_path, url, env, "--game", "sicbo", "--clauses", ",".join(judged), *narrowed
+            tmp_path, url, env, "--game", game, "--clauses", ",".join(judged), *narrowed
         )
     assert (status, certificate["verdict"]) == (1, "non-compliant"), output[-3000:]
     failed = {c for c in judged if certificate["clauses"][c]["status"] == "failed"}

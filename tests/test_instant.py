@@ -7,7 +7,9 @@ from decimal import Decimal
 import pytest
 
 from livecert.adapters.errors import Unsupported
+from livecert.adapters.model import RoundView
 from livecert.harness.instant import (
+    InstantPlay,
     losing_outcome,
     random_slip,
     require_instant,
@@ -72,3 +74,12 @@ def test_an_adapter_without_an_instant_round_cannot_play_one_where_the_target_ha
         require_instant(_LiveOnly(), ("instant-round",))
     require_instant(_Instant(), ("instant-round",))
     require_instant(_LiveOnly(), ())  # not declared: the scenario's marker skips it first
+
+
+def test_a_taken_slip_with_stakes_sent_as_text_counts_what_they_write() -> None:
+    """A faulty table that takes "-5.00" (sent as text) staked -5.00; "abc" staked nothing."""
+    slip = (("BIG", Decimal("10.00")), ("SMALL", "-5.00"), ("ODD", "abc"))
+    taken = InstantPlay("P1", slip, (1, 2, 3), RoundView("r1", "t1", "sicbo", "settled", None, ()))
+    assert taken.staked == Decimal("5.00")
+    assert "staked 5.00" in taken.describe()
+    assert InstantPlay("P1", slip, (1, 2, 3)).staked == 0

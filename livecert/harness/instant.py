@@ -20,6 +20,8 @@ from livecert.adapters import PlayerHandle, Refused, RoundView, TargetAdapter
 from livecert.adapters.errors import Unsupported
 from livecert.adapters.model import TableLimits
 from livecert.harness.attempts import refusal
+from livecert.harness.findings import HarnessError
+from livecert.harness.forced_result import forcing_problem
 from livecert.harness.sweep import INSTANT_ROUND
 from livecert.rules import Paytable, all_outcomes, expected_settlement
 from livecert.rules.conditions import Outcome
@@ -35,6 +37,16 @@ def require_instant(adapter: TargetAdapter, capabilities: Sequence[str]) -> None
             "play an instant round",
             f"the adapter ({type(adapter).__name__}) has no instant-round operation",
         )
+
+
+def _as_amount(stake: Decimal | str) -> Decimal:
+    if isinstance(stake, Decimal):
+        return stake
+    try:
+        value = Decimal(stake)
+    except ArithmeticError:
+        return Decimal(0)
+    return value if value.is_finite() else Decimal(0)
 
 
 @dataclass
@@ -53,7 +65,11 @@ class InstantPlay:
 
     @property
     def staked(self) -> Decimal:
-        return sum((s for _, s in self.slip), Decimal(0)) if self.accepted else Decimal(0)
+        """What the slip stakes, where the round was taken (a stake sent as text counts as the
+        amount it writes, or nothing: "abc")."""
+        if not self.accepted:
+            return Decimal(0)
+        return sum((_as_amount(s) for _, s in self.slip), Decimal(0))
 
     @property
     def returned(self) -> Decimal:
@@ -103,6 +119,9 @@ def play(
 
     tried.refusal = refusal(send)
     tried.round = answer[0] if answer else None
+    problem = forcing_problem(tried.round, outcome) if tried.round else None
+    if problem:  # the round was played on another result: nothing of it can be judged
+        raise HarnessError(f"{problem} ({tried.describe()})")
     return tried
 
 

@@ -13,8 +13,14 @@ from fractions import Fraction
 from livecert.adapters.base import TargetAdapter
 from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
 from livecert.harness.dealer import open_round
+from livecert.harness.findings import HarnessError
+from livecert.harness.forced_result import (
+    forcing_problem,
+    forcing_problem_by_settlements,
+    result_played,
+)
 from livecert.harness.settlement_check import SettlementRow, check_bet
-from livecert.rules import Paytable, load_paytable
+from livecert.rules import Paytable, all_outcomes, load_paytable
 from livecert.rules.conditions import Outcome
 
 SWEEP_STAKE = Decimal("1.00")
@@ -200,7 +206,39 @@ def _settle_in_one_request(
                 returned=None,
             )
         rows.append(check_bet(paytable, bet, outcome, info.minor_unit, info.rounding))
+    whole = {c for c, _ in sweep_round.pending} >= set(offered_codes(adapter, paytable))
+    _played_as_forced(paytable, info, settled, by_code, rows, outcome, whole)
     return OutcomeReport(outcome, settled, rows)
+
+
+def _played_as_forced(
+    paytable: Paytable,
+    info: TargetInfo,
+    settled: RoundView,
+    by_code: dict[str, BetView],
+    rows: list[SettlementRow],
+    outcome: Outcome,
+    whole: bool,
+) -> None:
+    """A HarnessError where the round was played on another result than the one forced (by the
+    result it reports, or else, for a slip of every selection the target offers, which tells
+    the results apart, by its settlements): the forcing failed, not the payouts. A narrower
+    slip (--sweep-only) says nothing: a payout wrong there may look like another result."""
+    problem = forcing_problem(settled, outcome)
+    unknown = result_played(settled) is None
+    if problem is None and whole and unknown and not all(r.matches for r in rows):
+
+        def settled_as(other: Outcome) -> bool:
+            minor, rounding = info.minor_unit, info.rounding
+            return all(
+                r.code in by_code
+                and check_bet(paytable, by_code[r.code], other, minor, rounding).matches
+                for r in rows
+            )
+
+        problem = forcing_problem_by_settlements(outcome, all_outcomes(paytable), settled_as)
+    if problem:
+        raise HarnessError(problem)
 
 
 def play_outcome(
