@@ -201,8 +201,9 @@ def test_an_account_is_lent_again_only_once_its_balance_is_reconciled(tmp_path: 
         casino.cash["alice"] += Decimal("7.00")  # a late settlement moves alice's money
         again = adapter.create_player(Decimal("10.00"))
         assert again.player_id == "bob"  # alice moved while no scenario held her: set aside
-        assert "alice" in adapter._accounts.set_aside
-        assert "moved from 5000.00 to 5007.00" in adapter._accounts.set_aside["alice"]
+        [note] = adapter.account_notes()  # shown once, as the scenario's evidence
+        assert note.startswith("account alice set aside for the run: its balance moved from")
+        assert "5000.00 to 5007.00" in note and adapter.account_notes() == []
         # a scenario may give back only its own players (the others stay lent)
         third = adapter.create_player(Decimal("10.00"))
         adapter.release_players([third])

@@ -75,6 +75,7 @@ class AccountPool:
         self._lent: dict[str, _Lent] = {}  # player id -> the account lent as that player
         self._returned: dict[str, Decimal] = {}  # user -> the balance read when given back
         self.set_aside: dict[str, str] = {}  # user -> why it is lent no more
+        self._unread: list[str] = []  # set-aside notes not yet shown
 
     def lend(
         self,
@@ -155,6 +156,13 @@ class AccountPool:
     def _set_aside(self, account: Account, why: str) -> None:
         with self._lock:
             self.set_aside[account.user] = why
+            self._unread.append(f"account {account.user} set aside for the run: {why}")
+
+    def notes(self) -> list[str]:
+        """The accounts set aside since the last call, and why (evidence for the scenario)."""
+        with self._lock:
+            notes, self._unread = self._unread, []
+        return notes
 
     def offset(self, player: PlayerHandle) -> Decimal:
         lent = self._lent.get(player.player_id)

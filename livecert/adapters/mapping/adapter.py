@@ -300,6 +300,10 @@ class MappingAdapter(InstantRounds):
         self._accounts.forget_login(player, second)
         return second.token
 
+    def account_notes(self) -> list[str]:
+        """What happened to the lent accounts since the last call (set aside, and why)."""
+        return self._accounts.notes() if self._accounts is not None else []
+
     def release_players(self, players: list[PlayerHandle] | None = None) -> None:
         """The scenario (or its `players`) done: their accounts back to the list, balances
         noted to reconcile when lent again."""
