@@ -14,7 +14,7 @@ from pytest_bdd import given, parsers, then, when
 from fixtures.scene import Scene
 from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
-from livecert.harness.read_balances import over_the_balance_read, plain_total, real_balance
+from livecert.harness.read_balances import not_below_zero, over_the_balance_read, plain_total
 from livecert.harness.vocabulary import selection_code
 from steps.rounds import DEFAULT_RESULT
 
@@ -227,13 +227,7 @@ def balance_unmoved(scene: Scene, balance: Decimal, moved: tuple[str, ...]) -> N
         f"the balance moved from {before} to {balance}",
         f"the balance stayed at {balance}",
     )
-    held = real_balance(scene.adapter, scene.player(), balance)
-    scene.checks.check(
-        held >= 0,
-        (BALANCE,),
-        f"the balance is below zero: {held}",
-        f"the balance {held} is not below zero",
-    )
+    not_below_zero(scene.checks, (BALANCE,), scene.adapter, scene.player(), balance)
 
 
 @then("it is refused with a reason and nothing moves")

@@ -17,6 +17,7 @@ from pytest_bdd import given, parsers, then, when
 from fixtures.scene import DEFAULT_PLAYER, Scene
 from livecert.adapters.errors import Unsupported
 from livecert.harness.findings import ClauseFailure, HarnessError
+from livecert.harness.forced_result import result_played
 from livecert.harness.instant import (
     InstantPlay,
     concurrent_plays,
@@ -29,9 +30,9 @@ from livecert.harness.instant import (
     step_of,
 )
 from livecert.harness.read_balances import (
+    not_below_zero,
     over_the_balance_read,
     plain_total,
-    real_balance,
     surplus,
 )
 from livecert.harness.settlement_check import SETTLE_DUTY, judge_slip
@@ -231,6 +232,7 @@ def random_instant_sessions(scene: Scene, rounds: str, name: str, facts) -> None
     # the balance would then be refused only in part, so each slip holds one bet there
     most_bets = 4 if "batch-bets" in info.capabilities else 1
     derived = _read_from_balance(scene)
+    tried_over = 0  # slips over the balance played: REG-BAL-01's refusal, tried
     refused_allowed, mismatches = [], []
     try:
         for _ in range(int(rounds)):
@@ -249,6 +251,7 @@ def random_instant_sessions(scene: Scene, rounds: str, name: str, facts) -> None
             slip = random_slip(rng, codes, room, info.minor_unit, over, limits, most_bets=most_bets)
             if not slip:
                 continue
+            tried_over += over
             tried = play_here(scene, slip, random_outcome(rng, table), who)
             actual = scene.adapter.balance(scene.players[who])
             expected = balances[who] - tried.staked + tried.returned
@@ -273,13 +276,7 @@ def random_instant_sessions(scene: Scene, rounds: str, name: str, facts) -> None
                     f"{who}'s balance is {actual}, expected {expected}: {what}",
                     f"{who}'s balance {actual} is its start minus its stakes plus its returns",
                 )
-            held = real_balance(scene.adapter, scene.players[who], actual)
-            scene.checks.check(
-                held >= 0,
-                (BALANCE,),
-                f"{who}'s balance is below zero: {held}: {what}",
-                f"{who}'s balance {held} is not below zero",
-            )
+            not_below_zero(scene.checks, (BALANCE,), scene.adapter, scene.players[who], actual)
             balances[who] = actual
     finally:
         allure.attach(
@@ -294,6 +291,12 @@ def random_instant_sessions(scene: Scene, rounds: str, name: str, facts) -> None
             rounds=len(scene.instant_plays),
             accepted=sum(1 for p in scene.instant_plays if p.accepted),
             refused_allowed=len(refused_allowed),
+        )
+    if not tried_over:
+        scene.unproven.setdefault(
+            BALANCE,
+            "no slip over the balance was played (a lent account's balance held is over what a "
+            "slip may stake where the table declares no maximum)",
         )
     if refused_allowed:
         scene.unproven.setdefault(
@@ -330,6 +333,7 @@ def _judge_settlements(scene: Scene, tried: InstantPlay, mismatches: list) -> No
         tried.outcome,
         info.minor_unit,
         info.rounding,
+        result_played(tried.round),
     )
 
 
@@ -409,10 +413,17 @@ def every_player_at_once(scene: Scene, rounds: str, low: str, high: str, label: 
 
 @then("every accepted round is settled")
 def every_accepted_round_settled(scene: Scene) -> None:
-    if _read_from_balance(scene):  # a settlement read from the balance is settled by its reading
+    accepted = [p for p in scene.instant_plays if p.accepted]
+    if _read_from_balance(scene):
+        # a bet read from the balance is settled by its reading: only a round the target shows
+        # unsettled says anything (a failure; nothing held is booked)
+        open_rounds = [p.describe() for p in accepted if p.round.state != "settled"]
+        if open_rounds:
+            raise scene.checks.failed(
+                (MONEY,), f"{len(open_rounds)} accepted rounds are not settled: {open_rounds[:5]}"
+            )
         scene.unproven[MONEY] = FROM_BALANCE
         return
-    accepted = [p for p in scene.instant_plays if p.accepted]
     unsettled = [p.describe() for p in accepted if p.unsettled()]
     scene.checks.check(
         not unsettled,

@@ -16,6 +16,7 @@ from fixtures.scene import DEFAULT_PLAYER, Scene
 from livecert.adapters import Refused, RoundView
 from livecert.harness.attempts import refusal
 from livecert.harness.findings import ClauseFailure, HarnessError
+from livecert.harness.forced_result import result_played
 from livecert.harness.instant import play, require_instant, step_of
 from livecert.harness.limits import LIMIT_DUTY, NOT_APPLICABLE, Probe, balance_for, plan_probes
 from livecert.harness.settlement_check import SETTLE_DUTY, judge_slip
@@ -124,6 +125,7 @@ def _try_every_probe(scene: Scene, attempt: Callable[[Scene, Probe], Tried]) -> 
             outcome,
             info.minor_unit,
             info.rounding,
+            result_played(settled) if settled else None,
         )
     scene.limit_lines = lines
     allure.attach(

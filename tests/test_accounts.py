@@ -179,8 +179,12 @@ def test_a_slip_over_the_balance_is_over_the_balance_the_account_holds(tmp_path:
         assert plain_total([("BIG", "1e3"), ("BIG", "2.50"), ("BIG", "-1")]) == Decimal("2.50")
         assert real_balance(adapter, player, Decimal("-0.01")) == Decimal("4899.99")
         # raised where no maximum is declared, or beyond one, a refusal may be for the limit
-        for within in (None, TableLimits(min_bet=Decimal("0.01")), TableLimits(max_bet=D1000)):
-            with pytest.raises(Unsupported, match="limit"):
+        for within, says in (
+            (None, "a table limit the target does not declare"),
+            (TableLimits(min_bet=Decimal("0.01")), "a table limit the target does not declare"),
+            (TableLimits(max_bet=D1000), "beyond the table's declared limits"),
+        ):
+            with pytest.raises(Unsupported, match=re.escape(says)):
                 sent([("BIG", "100.01")], within)
     # a balance that is set: nothing to add
     plain = PlayerHandle("p", "k")

@@ -12,9 +12,11 @@ import pytest
 
 from livecert.adapters import PlayerHandle
 from livecert.adapters.model import BetView, RoundView, TargetInfo
+from livecert.harness.checks import CheckLedger
 from livecert.harness.findings import HarnessError
-from livecert.harness.forced_result import forcing_problem, forcing_problem_by_settlements
+from livecert.harness.forced_result import forcing_failed, result_played
 from livecert.harness.instant import play
+from livecert.harness.settlement_check import judge_slip
 from livecert.harness.sweep import SweepRound, settle_sweep_round
 from livecert.rules import expected_settlement, load_paytable
 
@@ -39,6 +41,7 @@ class Table:
 
     def __init__(self, played: tuple, report: bool, wrong: tuple[str, ...] = ()) -> None:
         self.played, self.report, self.wrong = played, report, wrong
+        self.report_as = played
 
     def offers(self, game: str, code: str) -> bool:
         return True
@@ -54,7 +57,8 @@ class Table:
                     "b", "r1", player.player_id, code, stake, "settled", outcome_said, win, back
                 )
             )
-        result = {"dice": list(self.played), "total": sum(self.played)} if self.report else None
+        shown = self.report_as
+        result = {"dice": list(shown), "total": sum(shown)} if self.report else None
         return RoundView("r1", table_id, "sicbo", "settled", result, tuple(views))
 
 
@@ -64,19 +68,45 @@ def _sweep(table: Table, forced: tuple, codes=None):
     return settle_sweep_round(table, SICBO, INFO, waiting, forced)
 
 
-def test_a_round_reporting_another_result_is_the_forcings_failure() -> None:
-    with pytest.raises(
-        HarnessError, match=r"played \(1, 2, 3\), not the result forced \(6, 5, 4\)"
-    ):
-        play(Table((1, 2, 3), report=True), "P1", PLAYER, "t1", [("BIG", STAKE)], (6, 5, 4))
-    # the same dice in another order are the same result
-    same = play(Table((4, 6, 5), report=True), "P1", PLAYER, "t1", [("BIG", STAKE)], (6, 5, 4))
-    assert same.accepted
-    assert forcing_problem(same.round, (6, 5, 4)) is None
+def test_bets_settled_as_on_the_result_reported_are_the_forcings_failure() -> None:
+    """Played on 1-2-3 (and saying so) where 6-5-4 was forced: the forcing failed; judging the
+    settlements on 6-5-4 would fail every bet that differs, none of them the target's fault."""
+    slip = [("BIG", STAKE), ("SMALL", STAKE)]
+    taken = play(Table((1, 2, 3), report=True), "P1", PLAYER, "t1", slip, (6, 5, 4))
+    assert taken.accepted  # taken: what must have been refused is judged on that alone
+    ledger = CheckLedger(["REG-SETTLE-01", "SB-PAY-01", "SB-PAY-02"])
+    says = r"settled exactly as on \(1, 2, 3\), not on the result forced \(6, 5, 4\)"
+    with pytest.raises(HarnessError, match=says):
+        judge(ledger, taken)
+    assert ledger.ran_for("REG-SETTLE-01") == 0  # nothing booked
+
+
+def test_bets_settled_as_forced_are_judged_whatever_result_is_reported() -> None:
+    """A result misreported is the general clause's finding, not the forcing's failure."""
+    slip = [("BIG", STAKE)]
+    table = Table((6, 5, 4), report=True)
+    table.report_as = (1, 2, 3)
+    taken = play(table, "P1", PLAYER, "t1", slip, (6, 5, 4))
+    ledger = CheckLedger(["REG-SETTLE-01", "SB-PAY-02"])
+    assert judge(ledger, taken) == []
+    assert ledger.clauses["REG-SETTLE-01"].held == 1
+
+
+def judge(ledger: CheckLedger, taken) -> list:
+    return judge_slip(
+        ledger,
+        SICBO,
+        taken.slip,
+        taken.round.bets,
+        taken.outcome,
+        2,
+        "down",
+        result_played(taken.round),
+    )
 
 
 def test_a_sweep_settled_as_another_result_says_so_by_its_settlements() -> None:
-    with pytest.raises(HarnessError, match=r"exactly those of \(1, 2, 3\)"):
+    with pytest.raises(HarnessError, match=r"exactly as on \(1, 2, 3\)"):
         _sweep(Table((1, 2, 3), report=False), (6, 5, 4))
     # the result forced, settled right: nothing to say
     assert all(r.matches for r in _sweep(Table((6, 5, 4), report=False), (6, 5, 4)).rows)
@@ -97,6 +127,18 @@ def test_a_narrowed_sweep_says_nothing_of_the_forcing() -> None:
     assert [r.code for r in report.rows if not r.matches] == ["TOTAL_15"]
 
 
-def test_settlements_no_result_fits_say_nothing() -> None:
-    assert forcing_problem_by_settlements((6, 5, 4), [(1, 2, 3)], lambda _o: False) is None
-    assert forcing_problem_by_settlements((6, 5, 4), [(1, 2, 3)], lambda o: o == (6, 5, 4)) is None
+def test_bets_that_fit_no_result_say_nothing_of_the_forcing() -> None:
+    assert forcing_failed((6, 5, 4), (1, 2, 3), lambda _o: False) is None
+    assert forcing_failed((6, 5, 4), None, lambda _o: False, [(1, 2, 3)]) is None
+    assert forcing_failed((6, 5, 4), None, lambda o: o == (1, 2, 3)) is None  # no outcomes given
+    assert forcing_failed((6, 5, 4), (4, 5, 6), lambda o: o == (4, 5, 6)) is None  # same dice
+
+
+def test_a_sweep_reporting_other_dice_but_settled_as_forced_is_judged() -> None:
+    """Every bet right on the forced result, the dice misreported: the report is returned for
+    the general clause to judge (SB-GEN-01), never a harness error."""
+    table = Table((6, 5, 4), report=True)
+    table.report_as = (1, 2, 3)
+    report = _sweep(table, (6, 5, 4))
+    assert all(r.matches for r in report.rows)
+    assert report.round.result["dice"] == [1, 2, 3]

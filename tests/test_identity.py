@@ -162,3 +162,10 @@ def test_an_instant_round_for_the_slip_asked_holds() -> None:
     view = guard.play_round(PLAYER, "t1", [*SLIP, ("ODD", "abc")], (1, 2, 3))
     assert len(view.bets) == 3
     assert guard.ledger.clauses["REG-SETTLE-01"].held == 1
+
+
+def test_the_guard_has_an_instant_round_only_where_the_adapter_has_one() -> None:
+    """`hasattr(adapter, "play_round")` is how the harness asks whether a target's adapter can
+    play an instant round: the guard must not answer yes for an adapter that cannot."""
+    assert not hasattr(IdentityGuard(StandIn("r1", "r1"), contract=True), "play_round")
+    assert hasattr(IdentityGuard(InstantStandIn(), contract=False), "play_round")

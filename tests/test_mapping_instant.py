@@ -20,6 +20,7 @@ from test_mapping import ROUND, Seen, a_round, adapter_for, mapping_file, script
 from livecert.adapters import PlayerHandle, Refused
 from livecert.adapters.errors import MappingAnswerError, Unsupported
 from livecert.adapters.mapping import MappingError, load_mapping
+from livecert.adapters.mapping.instant_play import settled_from_balance
 from livecert.adapters.model import BetView
 from livecert.harness.settlement_check import check_bet
 from livecert.rules import load_paytable
@@ -336,3 +337,45 @@ def test_a_win_of_nothing_with_no_outcome_read_is_the_mappings_error(tmp_path: P
         adapter.create_table("sicbo")
         with pytest.raises(MappingAnswerError, match="does not tell a loss from a refund"):
             adapter.play_round(PLAYER, "t1", [("BIG", Decimal("1.00"))], (1, 2, 3))
+
+
+def test_a_live_result_settled_from_the_balance_may_be_polled_for(tmp_path: Path) -> None:
+    """A live result settled from the balance, polled until the round is settled: the polled
+    round's bets say nothing of their settlement, as every read of such a target's rounds."""
+
+    def polled(data: dict) -> None:
+        data["money"] = {"scale": "units", "format": "string"}
+        result = data["operations"]["enter_result"]
+        result["settlement"] = "from-balance"
+        result["poll"] = {"until": {"state": ["settled"]}, "interval_ms": 5, "timeout_ms": 2000}
+
+    wallet = {"cash": Decimal("100")}
+    bet = {"id": "b0", "round": "r1", "player": "7", "pick": "big", "amount": "10"}
+    bet["status"] = "done"
+
+    def script(request: Seen):
+        if request.path.endswith("/bets"):
+            wallet["cash"] -= 10
+            return 200, {}, {"bets": [{**bet, "status": "open"}]}
+        if request.path == "/wallet":
+            return 200, {}, {"cash": str(wallet["cash"])}
+        if request.path.endswith("/result"):
+            wallet["cash"] += 20
+            return 200, {}, a_round("closed")
+        return 200, {}, a_round("done", dice=[6, 5, 4], bets=[bet])  # no outcome, no net
+
+    with scripted(script) as (url, _seen):
+        adapter = adapter_for(tmp_path, url, polled)
+        adapter.open_round("t1")
+        adapter.place_bets(PLAYER, "r1", [("BIG", Decimal(10))])
+        [settled] = adapter.enter_result("r1", [6, 5, 4]).bets
+        assert adapter.get_round("r1").bets[0].bet_id == "b0"  # read again: still readable
+    assert (settled.outcome, settled.returned) == ("win", Decimal(20))
+
+
+def test_an_inferred_outcome_stays_inferred_when_settled_from_the_balance() -> None:
+    inferred = BetView("b", "r", "p", "ODD", Decimal("0.01"), "settled", "refund", None, None)
+    settled = settled_from_balance(replace(inferred, outcome_read=False), Decimal("0.01"))
+    assert (settled.outcome_read, settled.returned) == (False, Decimal("0.01"))
+    said = settled_from_balance(inferred, Decimal("0.01"))  # the target said "refund"
+    assert (said.outcome, said.outcome_read) == ("refund", True)

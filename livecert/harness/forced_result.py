@@ -3,9 +3,11 @@
 An instant round's result is forced by a test-lab parameter (a seed, a header, a field). Where the
 forcing does not reach the target, the round is played on another result, and every settlement
 then looks wrong against the forced one: findings that are the mapping's (or the test build's),
-not the target's. So a round answered with another result, or, where the answer gives no result,
-a slip of every selection settled exactly as another result would be, stops the scenario as a
-harness error (`incomplete`), never as payout findings.
+not the target's. So bets settled not as on the forced result but exactly as on the one the
+answer reports (or, where it reports none, a slip of every selection settled exactly as another
+result would be) stop the scenario as a harness error (`incomplete`), never as payout findings;
+bets settled as on the forced result are judged, and a result misreported is the general
+clause's finding.
 """
 
 from collections.abc import Callable, Sequence
@@ -30,32 +32,33 @@ def _same(one: Sequence, other: Sequence) -> bool:
     return sorted(str(x) for x in one) == sorted(str(x) for x in other)
 
 
-def forcing_problem(view: RoundView, forced: Outcome) -> str | None:
-    """Why the round was not played on `forced`, by what it says it played (None: it was, or
-    it does not say)."""
-    played = result_played(view)
-    if played is None or _same(played, forced):
-        return None
-    return (
-        f"the target played {played}, not the result forced {tuple(forced)}: the outcome "
-        "forcing does not reach it (check the mapping's forcing, its seed table or the test build)"
-    )
-
-
-def forcing_problem_by_settlements(
-    forced: Outcome, outcomes: Sequence[Outcome], settled_as: Callable[[Outcome], bool]
+def forcing_failed(
+    forced: Outcome,
+    reported: tuple | None,
+    settled_as: Callable[[Outcome], bool],
+    outcomes: Sequence[Outcome] | None = None,
 ) -> str | None:
-    """Where the answer gives no result: why the settlements say another result was played.
-    `settled_as(o)`: every bet of the slip is settled exactly as on `o`. Meant for a slip of
-    every selection, which tells the results apart; a slip that does not (one where no result or
-    several fit) says nothing, and the settlements are judged on the forced result."""
+    """Why the bets were settled on another result than `forced` (None: they were not, or
+    nothing tells). `settled_as(o)`: every bet is settled exactly as on `o`.
+
+    Bets settled as on the forced result: None, whatever the answer reports (a result
+    misreported is the general clause's finding, judged where it is read). Otherwise the forcing
+    failed where the bets are settled exactly as on the result the answer reports, or, where it
+    reports none and `outcomes` is given (a slip of every selection, which tells the results
+    apart), as on another of them. Bets that fit no result are wrong: None, and they are judged
+    on the result forced."""
     if settled_as(forced):
         return None
-    fits = [o for o in outcomes if not _same(o, forced) and settled_as(o)]
+    if reported is not None:
+        fits = [reported] if not _same(reported, forced) and settled_as(reported) else []
+    elif outcomes is not None:
+        fits = [o for o in outcomes if not _same(o, forced) and settled_as(o)]
+    else:
+        fits = []
     if not fits:
-        return None  # no result explains them: the settlements themselves are wrong
+        return None
     return (
-        f"the target's settlements are exactly those of {tuple(fits[0])}, not of the result "
-        f"forced {tuple(forced)}: the outcome forcing does not reach it (check the mapping's "
+        f"the bets are settled exactly as on {tuple(fits[0])}, not on the result forced "
+        f"{tuple(forced)}: the outcome forcing does not reach the target (check the mapping's "
         "forcing, its seed table or the test build)"
     )

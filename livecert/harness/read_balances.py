@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from livecert.adapters.errors import Unsupported
 from livecert.adapters.model import PlayerHandle, TableLimits
+from livecert.harness.checks import CheckLedger
 
 Slip = Sequence[tuple[str, Decimal | str]]
 # the most players one scenario makes (each a lent account while it runs; tests/test_accounts.py
@@ -85,3 +86,20 @@ def over_the_balance_read(
 def real_balance(adapter: object, player: PlayerHandle, shown: Decimal) -> Decimal:
     """The balance the account holds, from the one shown (for "no balance below zero")."""
     return shown + surplus(adapter, player)
+
+
+def not_below_zero(
+    checks: CheckLedger,
+    clauses: Sequence[str],
+    adapter: object,
+    player: PlayerHandle,
+    shown: Decimal,
+) -> None:
+    """REG-BAL-01's "no balance below zero" on the balance held: failed (raised) below zero;
+    held only where the balance was set, as a lent account's surplus makes the check hold by
+    construction (its stakes never reach what it holds)."""
+    held = real_balance(adapter, player, shown)
+    if held < 0:
+        raise checks.failed(clauses, f"{player.player_id}'s balance is below zero: {held}")
+    if not surplus(adapter, player):
+        checks.held(clauses, f"{player.player_id}'s balance {held} is not below zero")

@@ -6,7 +6,8 @@ from decimal import Decimal
 
 from livecert.adapters.model import BetView
 from livecert.harness.checks import CheckLedger
-from livecert.harness.findings import ClauseFailure
+from livecert.harness.findings import ClauseFailure, HarnessError
+from livecert.harness.forced_result import forcing_failed
 from livecert.rules import ExpectedSettlement, Paytable, expected_settlement
 from livecert.rules.conditions import Outcome
 
@@ -77,11 +78,26 @@ def judge_slip(
     outcome: Outcome,
     minor_unit: int,
     rounding: str,
+    reported: tuple | None = None,
 ) -> list[ClauseFailure]:
     """Each bet of `slip` as the settled round shows it (`bets`), judged on its paytable row
     and REG-SETTLE-01 and booked in `checks`: the failures, already booked. A bet of the slip
-    the round does not show, or shows with another stake, is a settlement finding."""
+    the round does not show, or shows with another stake, is a settlement finding. Bets settled
+    not as on `outcome` but exactly as on the result the round `reported` are the forcing's
+    failure (a HarnessError, nothing booked), not findings."""
     shown = {b.selection: b for b in bets}
+
+    def settled_as(other: Outcome) -> bool:
+        return all(
+            code in shown
+            and shown[code].stake == stake
+            and check_bet(paytable, shown[code], other, minor_unit, rounding).matches
+            for code, stake in slip
+        )
+
+    problem = forcing_failed(outcome, reported, settled_as)
+    if problem:
+        raise HarnessError(problem)
     failures = []
     for code, stake in slip:
         bet = shown.get(code)

@@ -14,11 +14,7 @@ from livecert.adapters.base import TargetAdapter
 from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
 from livecert.harness.dealer import open_round
 from livecert.harness.findings import HarnessError
-from livecert.harness.forced_result import (
-    forcing_problem,
-    forcing_problem_by_settlements,
-    result_played,
-)
+from livecert.harness.forced_result import forcing_failed, result_played
 from livecert.harness.settlement_check import SettlementRow, check_bet
 from livecert.rules import Paytable, all_outcomes, load_paytable
 from livecert.rules.conditions import Outcome
@@ -220,23 +216,24 @@ def _played_as_forced(
     outcome: Outcome,
     whole: bool,
 ) -> None:
-    """A HarnessError where the round was played on another result than the one forced (by the
-    result it reports, or else, for a slip of every selection the target offers, which tells
-    the results apart, by its settlements): the forcing failed, not the payouts. A narrower
-    slip (--sweep-only) says nothing: a payout wrong there may look like another result."""
-    problem = forcing_problem(settled, outcome)
-    unknown = result_played(settled) is None
-    if problem is None and whole and unknown and not all(r.matches for r in rows):
+    """A HarnessError where the bets were settled on another result than the one forced (the
+    one the answer reports, or, for a slip of every selection the target offers, which tells
+    the results apart, any other): the forcing failed, not the payouts. A narrower slip
+    (--sweep-only) reporting no result says nothing: a payout wrong there may look like another
+    result."""
+    if all(r.matches for r in rows):
+        return  # settled as on the forced result (a misreported result: the general clause's)
+    minor, rounding = info.minor_unit, info.rounding
 
-        def settled_as(other: Outcome) -> bool:
-            minor, rounding = info.minor_unit, info.rounding
-            return all(
-                r.code in by_code
-                and check_bet(paytable, by_code[r.code], other, minor, rounding).matches
-                for r in rows
-            )
+    def settled_as(other: Outcome) -> bool:
+        return all(
+            r.code in by_code
+            and check_bet(paytable, by_code[r.code], other, minor, rounding).matches
+            for r in rows
+        )
 
-        problem = forcing_problem_by_settlements(outcome, all_outcomes(paytable), settled_as)
+    outcomes = all_outcomes(paytable) if whole else None
+    problem = forcing_failed(outcome, result_played(settled), settled_as, outcomes)
     if problem:
         raise HarnessError(problem)
 

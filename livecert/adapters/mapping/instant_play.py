@@ -31,7 +31,7 @@ def settled_from_balance(bet: BetView, returned: Decimal) -> BetView:
     """A bet of a round the target reports settled, with the amount its player's balance
     gained when the result came in. The bet's own status and outcome are the target's when it
     reports them; only a missing outcome is read from the amount."""
-    outcome, said = bet.outcome, bet.outcome not in (None, "open")
+    outcome, said = bet.outcome, bet.outcome_read and bet.outcome not in (None, "open")
     if not said:
         outcome = "lose" if returned == 0 else "refund" if returned == bet.stake else "win"
     win = returned - bet.stake if outcome == "win" else Decimal(0)

@@ -140,6 +140,14 @@ class Reader:
             for state in rule.get("state") or ()
         }
 
+    def _settled_by_balance(self, name: str | None) -> bool:
+        """Whether `name`'s answer may leave a bet's settlement out: an instant round settled
+        from the balance, and, where live results are, every read of a live round (a poll's,
+        the round read again, the record: the target never reports a bet's settlement)."""
+        if name == "play_round" or (name is None and self.instant_result is not None):
+            return "play_round" in self.from_balance
+        return "enter_result" in self.from_balance
+
     @property
     def slip_stakes(self) -> dict[str, Decimal]:
         return getattr(self._instant, "stakes", {})
@@ -184,7 +192,7 @@ class Reader:
                 )
         src = _Source(operation, answer.text, _token_in(reads.get("fields", {}), node))
         ctx = {
-            "from_balance": name in self.from_balance,
+            "from_balance": self._settled_by_balance(name),
             "game": values.get("game"),
             "round_id": values.get("round_id"),
             "waiting": waiting,
@@ -457,7 +465,8 @@ class Reader:
         if not said and returned is not None and stake is not None:
             outcome = _outcome_of(returned, stake)  # the mapping reads no outcome: the amount's
         settled = fields.get("status") not in (None, "open")
-        if not said and outcome is None and returned is None and settled and not self.from_balance:
+        lenient = self._settled_by_balance(None)  # the settlement comes from the balance
+        if not said and outcome is None and returned is None and settled and not lenient:
             raise MappingAnswerError(
                 "read a bet",
                 "shapes.bet",
