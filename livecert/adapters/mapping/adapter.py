@@ -19,7 +19,7 @@ from typing import Any
 from livecert.adapters.errors import MappingAnswerError, Refused, TargetError, Unsupported
 from livecert.adapters.evidence import ExchangeRecorder
 from livecert.adapters.http import DEFAULT_TIMEOUT
-from livecert.adapters.mapping.accounts import Account, accounts_of
+from livecert.adapters.mapping.accounts import accounts_of
 from livecert.adapters.mapping.calls import Calls
 from livecert.adapters.mapping.document import (
     ABSENCE_MEANS,
@@ -32,6 +32,7 @@ from livecert.adapters.mapping.instant_play import (
     plain_stake,
     settled_from_balance,
 )
+from livecert.adapters.mapping.lent_players import LentAccounts
 from livecert.adapters.mapping.reading import Reader
 from livecert.adapters.mapping.selections import NotOffered
 from livecert.adapters.mapping.template import BASIC_FILTERS, lookup_value
@@ -53,7 +54,7 @@ DEALER_ACTIONS = {
 }
 
 
-class MappingAdapter(InstantRounds):
+class MappingAdapter(InstantRounds, LentAccounts):
     """A TargetAdapter for any HTTP API a mapping file describes."""
 
     def __init__(
@@ -271,45 +272,6 @@ class MappingAdapter(InstantRounds):
         )
         return self._player_from(fields)
 
-    def _log_in(self, account: Account) -> PlayerHandle:
-        """A listed account logged in by `create_player` (its password masked everywhere)."""
-        self._calls.sessions.secrets[account.password] = "$ACCOUNT_PASSWORD"
-        values = {"account": {"user": account.user, "password": account.password}}
-        fields = self._run("create_player", f"log the account {account.user} in", values)
-        return self._player_from(fields)
-
-    def another_login(self, player: PlayerHandle) -> PlayerHandle:
-        """One more session of the player's account at once (accounts.logins_at_once)."""
-        if self._accounts is None:
-            raise Unsupported("log the player in again", "the mapping lists no accounts")
-        return self._accounts.another_login(player, self._log_in)
-
-    def expired_credential(self, player: PlayerHandle) -> str:
-        """A session of the player's account that has ended (operation `end_session`): a
-        second login, ended at once, so the player's own session still reads the balance."""
-        if self.mapping.operation("end_session") is None:
-            raise Unsupported("end a session of the player", self._absence("end_session"))
-        if self._accounts is None:
-            raise Unsupported(
-                "end a session of the player",
-                "the mapping lists no accounts: no second login of the player can be made to "
-                "end (the player's own session must stay, to read the balance)",
-            )
-        second = self._accounts.another_login(player, self._log_in)
-        self._run("end_session", "end a session of the player", {"player": second})
-        self._accounts.forget_login(player, second)
-        return second.token
-
-    def account_notes(self) -> list[str]:
-        """What happened to the lent accounts since the last call (set aside, and why)."""
-        return self._accounts.notes() if self._accounts is not None else []
-
-    def release_players(self, players: list[PlayerHandle] | None = None) -> None:
-        """The scenario (or its `players`) done: their accounts back to the list, balances
-        noted to reconcile when lent again."""
-        if self._accounts is not None:
-            self._accounts.give_back(self._read_balance, players)
-
     def _player_from(self, fields: dict) -> PlayerHandle:
         token = str(fields.get("token") or "")
         if token:
@@ -483,11 +445,6 @@ class MappingAdapter(InstantRounds):
         """The player's balance; a listed account's shown less its surplus over what the
         scenario asked for (accounts.py)."""
         return self._read_balance(player) - self.balance_offset(player)
-
-    def balance_offset(self, player: PlayerHandle) -> Decimal:
-        """How much more the player's account held than the scenario asked for (0 where the
-        balance is set): a stake that must be over the balance is over it by this much more."""
-        return self._accounts.offset(player) if self._accounts else Decimal(0)
 
     def _read_balance(self, player: PlayerHandle) -> Decimal:
         fields = self._run("balance", "read the balance", {"player": player})
