@@ -244,7 +244,23 @@ def _run_doctor(args: argparse.Namespace) -> int:
     return 0 if diagnosis.healthy else 1
 
 
+PIPE_CLOSED = 141  # 128 + SIGPIPE: what a Unix tool whose reader went away ends with
+
+
 def main(argv: list[str] | None = None) -> int:
+    """`livecert`: its output may go to a pipe whose reader stops early (`| head`); it then
+    ends quietly, as any Unix tool does, instead of with a traceback."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # nothing more can be written there, and Python would try again at exit: point stdout
+        # at nothing so that the final flush is quiet too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return PIPE_CLOSED
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:
         from livecert.reference.serve import main as serve_main
