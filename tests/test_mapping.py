@@ -200,6 +200,13 @@ def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TEST_API_KEY", "s3cret-key")
 
 
+def load_problems(tmp_path: Path, change: Callable[[dict], None]) -> list[str]:
+    """What the loader says is wrong with the base mapping once `change` is made to it."""
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path, change))
+    return raised.value.problems
+
+
 def adapter_for(tmp_path: Path, url: str, change=None) -> MappingAdapter:
     return MappingAdapter(load_mapping(mapping_file(tmp_path, change)), url, timeout=(2, 2))
 
@@ -1556,9 +1563,8 @@ def test_idempotency_on_instant_rounds_only_needs_play_round_to_send_the_key(
 def test_a_declared_idempotency_needs_a_bet_operation_that_sends_the_key(
     tmp_path: Path, change, problem: str
 ) -> None:
-    with pytest.raises(MappingError) as raised:
-        load_mapping(mapping_file(tmp_path, change))
-    assert any(problem in p for p in raised.value.problems), raised.value.problems
+    problems = load_problems(tmp_path, change)
+    assert any(problem in p for p in problems), problems
 
 
 def test_declared_limits_are_read_exactly_and_checked_at_load(tmp_path: Path) -> None:
@@ -1997,9 +2003,8 @@ _WALLET = {"method": "GET", "path": "/wallet"}
 def test_a_request_per_game_and_a_constant_are_checked_at_load_naming_where(
     tmp_path: Path, change: Callable[[dict], None], problem: str
 ) -> None:
-    with pytest.raises(MappingError) as raised:
-        load_mapping(mapping_file(tmp_path, change))
-    assert any(problem in p for p in raised.value.problems), raised.value.problems
+    problems = load_problems(tmp_path, change)
+    assert any(problem in p for p in problems), problems
 
 
 def test_a_declared_idempotency_needs_the_key_in_every_games_request(tmp_path: Path) -> None:
