@@ -15,6 +15,7 @@ pytest_plugins = [
     "steps.instant",
     "steps.instant_access",
     "steps.limits",
+    "steps.restart",
     "steps.sicbo",
     "steps.xocdia",
 ]

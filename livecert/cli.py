@@ -90,6 +90,23 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "how a target without it is certified (its clauses not tested, with the reason)",
     )
     parser.add_argument(
+        "--restart-hook",
+        metavar="COMMAND",
+        default=os.environ.get("LIVECERT_RESTART_HOOK"),
+        help="a command that restarts the target's server (env LIVECERT_RESTART_HOOK), run "
+        "without a shell mid-round for interrupted games (REG-INTR-01); without it, or a "
+        "mapping's restart_target, they are not tested. The embedded reference is restarted "
+        "by the harness itself",
+    )
+    parser.add_argument(
+        "--restart-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=120.0,
+        help="seconds the restart hook may take, and again for the target to answer after it "
+        "(default 120)",
+    )
+    parser.add_argument(
         "--clauses",
         metavar="ID[,ID...]",
         default="",
@@ -157,6 +174,14 @@ def _run_certify(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 3
+    if args.restart_hook and not drives_own_target:
+        print(
+            "livecert certify: --restart-hook restarts a target of the lab's (--target-url or "
+            "a mapping/plugin --adapter); the embedded reference server is restarted by the "
+            "harness itself. Drop --restart-hook or name the target.",
+            file=sys.stderr,
+        )
+        return 3
     if args.target_url and _uses_contract(args) and not (args.operator_token and args.dealer_token):
         print(
             "livecert certify: --target-url needs the target's credentials: pass "
@@ -192,6 +217,8 @@ def _run_certify(args: argparse.Namespace) -> int:
         reference_faults=args.reference_fault,
         reference_rounding=args.reference_rounding,
         reference_without=args.reference_without,
+        restart_hook=args.restart_hook,
+        restart_timeout=args.restart_timeout,
         clauses=clauses,
         sweep_only=tuple(c.strip() for c in args.sweep_only.split(",") if c.strip()),
         quiet=args.quiet,

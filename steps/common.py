@@ -73,6 +73,7 @@ def named_player_bets(scene: Scene, name: str, stake: str, label: str) -> None:
 # scenario tagged with one, a bet that is not settled when the round ends breaks it. What the bet
 # settles *to* is the paytable's business (its row's clause and REG-SETTLE-01), never theirs.
 SETTLES_AS_USUAL = (
+    "REG-INTR-01",
     "TBL-DISC-02",
     "TBL-MAL-02",
     "XD-RND-02",

@@ -436,6 +436,7 @@ def test_each_operation_is_given_exactly_the_names_its_templates_may_use(
     adapter.withdraw_bet(player, "b1")
     adapter.bet_record(player, "r1")
     adapter.statistics("t1")
+    adapter.restart_target()
     adapter.play_round(player, "t1", [("BIG", Decimal("1.00"))], (1, 2, 3))
     # where the file lists accounts: create_player is a login of one, and a session ends
     monkeypatch.setenv("LENT_ACCOUNTS", "alice:pw")

@@ -34,8 +34,10 @@ LIMITATIONS = (
     "dealer's console are outside this run.",
     "RTP is computed exactly from the settlements of one bet per selection on every possible "
     "outcome (enumeration), not estimated from a long random session.",
-    "Interrupted games (REG-INTR-01) need the target restarted mid-round; for the reference "
-    "implementation this is proven by a self-test, for any other target it is tested by hand.",
+    "Interrupted games (REG-INTR-01) need the target restarted mid-round by the lab's restart "
+    "hook (--restart-hook, or a mapping's restart_target; the harness restarts the embedded "
+    "reference itself); without one they are not tested. A restart tests one crash at one "
+    "moment of the round, not every way a server can fail.",
     "Timing duties (the betting countdown) are observed from the harness's side of the network; "
     "a target under heavy load or far away may see them differently.",
 )

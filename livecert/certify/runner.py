@@ -49,6 +49,8 @@ class CertifyOptions:
     reference_faults: list[str] = field(default_factory=list)
     reference_rounding: str | None = None
     reference_without: list[str] = field(default_factory=list)
+    restart_hook: str | None = None  # the lab's command that restarts the target (REG-INTR-01)
+    restart_timeout: float = 120.0
     clauses: tuple[str, ...] = ()
     sweep_only: tuple[str, ...] = ()  # paytable clauses the sweep is narrowed to (a partial run)
     quiet: bool = False
@@ -140,6 +142,7 @@ def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[st
         f"--alluredir={folder / 'allure-results'}",
         f"--junitxml={folder / 'junit.xml'}",
         f"--target-timeout={options.timeout:g}",
+        f"--restart-timeout={options.restart_timeout:g}",
     ]
     if options.target_url:
         command.append(f"--target-url={options.target_url}")
@@ -176,6 +179,8 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # SUITE_PLUGINS only
     files = feature_files(root, options.games, options.rule_clauses)
     env["LIVECERT_FEATURE_FILES"] = os.pathsep.join(str(f) for f in files)
+    if options.restart_hook:  # by the environment, like the tokens: it may hold a secret
+        env["LIVECERT_RESTART_HOOK"] = options.restart_hook
     if options.operator_token:
         env["LIVECERT_OPERATOR_TOKEN"] = options.operator_token
     if options.dealer_token:

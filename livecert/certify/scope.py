@@ -25,6 +25,7 @@ DUTIES = (
     "REG-BAL-01",
     "REG-MONEY-01",
     "REG-LIMIT-01",
+    "REG-INTR-01",
 )
 
 IN_SCOPE: dict[str, tuple[str, ...]] = {
@@ -50,10 +51,6 @@ NOT_YET_COVERED = {
 }
 NOT_CERTIFIABLE = {
     "DOC-LANG-01": "about the documents themselves, not the implementation",
-    "REG-INTR-01": (
-        "needs the target restarted mid-round: proven against the reference implementation by "
-        "tests/test_interrupted.py; a vendor server is restarted by hand for this duty"
-    ),
 }
 
 

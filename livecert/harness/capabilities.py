@@ -15,8 +15,15 @@ CAPABILITIES: dict[str, str] = {
     "REG-ACCESS-01, REG-IDEMP-01)",
 }
 NEEDS_PREFIX = "needs-"
+# abilities the lab gives the harness, where the target declares nothing: a scenario tagged
+# @needs-<name> runs only where the lab gave it, else it is not tested with this reason
+LAB_ABILITIES: dict[str, str] = {
+    "restart": "not testable on this target: no restart hook, so the server cannot be restarted "
+    "mid-round (interrupted games: REG-INTR-01); give --restart-hook COMMAND, or map a "
+    "restart_target operation",
+}
 # abilities of a live round: a target without one cannot show them whatever it declares
-LIVE_ROUND_ABILITIES = frozenset({"pause", "disconnect", "reshake"})
+LIVE_ROUND_ABILITIES = frozenset({"pause", "disconnect", "reshake", "restart"})
 # a second path to duties the live round proves too: not declaring it leaves no clause untested
 ANOTHER_PATH = frozenset({"instant-round"})
 
@@ -34,7 +41,12 @@ def skip_reason(missing: list[str], needed: list[str], no_live_round: str | None
 
 def missing_reason(capability: str, *more: str) -> str:
     """Why a scenario needing `capability` (and `more`) was not run: every one it lacks."""
-    lacking = [capability, *more]
+    given = [LAB_ABILITIES[c] for c in (capability, *more) if c in LAB_ABILITIES]
+    lacking = [c for c in (capability, *more) if c not in LAB_ABILITIES]
+    if not lacking:
+        return "; ".join(given)
+    if given:
+        return "; ".join([missing_reason(*lacking), *given])
     if len(lacking) == 1:
         what = CAPABILITIES.get(capability, "an optional ability")
         return (

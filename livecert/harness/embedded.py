@@ -53,6 +53,30 @@ class EmbeddedServer:
         # at once): the loser fails to bind, and the harness would talk to the winner.
         port = self.port or 0
         self.url = f"http://127.0.0.1:{port}" if port else ""
+        self._launch(port)
+        return self
+
+    def restart(self) -> "EmbeddedServer":
+        """Kill the server at once (SIGKILL, as after a crash) and start it again on the same
+        database, port and tokens, then wait until it answers: the harness's own restart hook
+        for interrupted games (REG-INTR-01), so the URL the adapter holds stays right."""
+        if self.process is None or self._dir is None or not self.url:
+            raise EmbeddedServerError("the embedded reference server was never started")
+        self.kill()
+        port = int(self.url.rsplit(":", 1)[1])
+        for attempt in range(3):  # the port is free at once; a lost bind race is retried
+            try:
+                self._launch(port)
+                return self
+            except EmbeddedServerError:
+                if attempt == 2 or self._dir is None:  # no answer in time: stopped, given up
+                    raise
+                time.sleep(0.2)
+        return self
+
+    def _launch(self, port: int) -> None:
+        """Start the process on `port` (0: any, announced) and wait until it answers."""
+        assert self._dir is not None
         database = self.db_path or Path(self._dir.name) / "reference.sqlite3"
         command = [
             sys.executable,
@@ -99,7 +123,7 @@ class EmbeddedServer:
                 self.url = announced.group(1)
             try:
                 requests.get(self.url + "/v1/info", timeout=1)
-                return self
+                return
             except requests.RequestException:
                 time.sleep(0.05)
         self.stop()

@@ -358,6 +358,12 @@ _ENTRIES: tuple[Fault, ...] = (
         "(stakes not returned)",
     ),
     Fault(
+        "interrupted-bet-lost",
+        ("REG-INTR-01",),
+        "on start-up on an existing database, the last bet of each unfinished round is deleted "
+        "(its stake not returned); the round and its other bets stay",
+    ),
+    Fault(
         "one-slip-per-round",
         ("SB-RND-02",),
         "a Sic Bo player's second slip in a round is refused (one bet slip per round)",

@@ -140,6 +140,9 @@ class Service:
         if "interrupted-round-lost" in self.faults:
             with store.transaction():
                 store.delete_unfinished_rounds()  # FAULT interrupted-round-lost
+        if "interrupted-bet-lost" in self.faults:
+            with store.transaction():
+                store.delete_last_unfinished_bets()  # FAULT interrupted-bet-lost
 
     # -- identity ------------------------------------------------------------------------------
     def identify(self, token: str | None) -> Identity:

@@ -225,6 +225,14 @@ class Store:
             self._conn.execute(f"DELETE FROM {table} WHERE round_id IN ({unfinished})")
         self._conn.execute(f"DELETE FROM rounds WHERE id IN ({unfinished})")
 
+    def delete_last_unfinished_bets(self) -> None:
+        """Drop the last bet placed in each unfinished round (the interrupted-bet fault)."""
+        self._conn.execute(
+            "DELETE FROM bets WHERE seq IN (SELECT MAX(b.seq) FROM bets b JOIN rounds r ON "
+            "r.id = b.round_id WHERE r.state IN ('betting', 'closed', 'paused') "
+            "GROUP BY b.round_id)"
+        )
+
     # -- bets ----------------------------------------------------------------------------------
     def insert_bets(self, rows: list[tuple[Any, ...]]) -> None:
         """rows: (id, round_id, table_id, player_id, game, selection, stake, placed_at)."""

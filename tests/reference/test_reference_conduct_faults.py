@@ -560,6 +560,25 @@ def test_interrupted_round_lost(tmp_path: Path) -> None:
     second.state.store.close()
 
 
+def test_interrupted_bet_lost(tmp_path: Path) -> None:
+    db = str(tmp_path / "restart.sqlite3")
+    first = create_app(Config(db_path=db))
+    with TestClient(first) as client:
+        casino = Casino(ContractClient(client))
+        _pid, player = casino.player("100.00")
+        round_id = casino.open(casino.table())
+        casino.bet(round_id, player, ("SMALL", "10.00"))
+        casino.bet(round_id, player, ("BIG", "5.00"))
+    first.state.store.close()
+    second = create_app(Config(db_path=db, faults=frozenset({"interrupted-bet-lost"})))
+    with TestClient(second) as client:
+        api = ContractClient(client)
+        kept = api.get(f"/v1/rounds/{round_id}", headers=player).json()["bets"]
+        assert [(b["selection"], b["stake"]) for b in kept] == [("SMALL", "10.00")]
+        assert api.get("/v1/player", headers=player).json()["balance"] == "85.00"
+    second.state.store.close()
+
+
 def test_one_slip_per_round(make_app: Any) -> None:
     _api, casino = _with(make_app, "one-slip-per-round")
     _pid, player = casino.player("100.00")

@@ -91,6 +91,7 @@ stake-at-limit-refused REG-LIMIT-01
 negative-balance-allowed REG-BAL-01,REG-INPUT-01
 lost-update-under-concurrency REG-MONEY-01
 interrupted-round-lost REG-INTR-01
+interrupted-bet-lost REG-INTR-01
 one-slip-per-round SB-RND-02
 winnings-not-credited SB-RND-03,REG-MONEY-01
 balance-as-number CONTRACT-02
@@ -103,7 +104,7 @@ open-round-answers-200 CONTRACT-01
 
 def test_catalogue_is_exact() -> None:
     assert "\n".join(faults.listing()) + "\n" == EXPECTED_CATALOGUE
-    assert len(faults.FAULTS) == 83
+    assert len(faults.FAULTS) == 84
     assert all(f.description for f in faults.FAULTS.values())
 
 

@@ -484,6 +484,15 @@ class MappingAdapter(InstantRounds, LentAccounts):
     def disconnect(self, player: PlayerHandle) -> None:
         self._run("disconnect", "disconnect the player", {"player": player})
 
+    def restart_target(self) -> None:
+        """The lab's restart of its server mid-round (REG-INTR-01): the mapping's optional
+        restart_target operation (an admin endpoint, or a `command` hook before a probe)."""
+        self._run("restart_target", "restart the target", {})
+
+    def can_restart(self) -> bool:
+        """True where the mapping has a restart_target operation."""
+        return self.mapping.operation("restart_target") is not None
+
     def statistics(self, table_id: str) -> list[dict]:
         values = {"table_id": table_id, "game": self._table_games.get(table_id)}
         fields = self._run("statistics", "read the statistics chart", values)

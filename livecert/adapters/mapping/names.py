@@ -44,6 +44,7 @@ OPERATION_CONTEXT: dict[str, set[str]] = {
     "withdraw_bet": {"player", "bet_id"},
     "bet_record": {"player", "round_id"},
     "statistics": {"table_id", "game"},
+    "restart_target": set(),
     "play_round": {
         "player",
         "table_id",

@@ -181,6 +181,7 @@ OPERATION_NAMES = [
     "statistics",
     "play_round",
     "end_session",
+    "restart_target",
 ]
 MAPPING_SCHEMA: dict[str, Any] = {
     "$schema": "http://json-schema.org/draft-07/schema#",
