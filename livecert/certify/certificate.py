@@ -14,6 +14,7 @@ from livecert import __version__
 from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.certify.scope import (
     DECLARED_ONLY,
+    NEEDS_LAB_HOOK,
     NOT_CERTIFIABLE,
     NOT_YET_COVERED,
     OUT_OF_SCOPE_REASON,
@@ -180,7 +181,9 @@ def _clause_statuses(
             elif clause_id in unselected:
                 row["reason"] = NOT_SELECTED_REASON
             elif clause_id not in in_scope:
-                row["reason"] = NOT_YET_COVERED.get(clause_id, OUT_OF_SCOPE_REASON)
+                row["reason"] = NEEDS_LAB_HOOK.get(clause_id) or NOT_YET_COVERED.get(
+                    clause_id, OUT_OF_SCOPE_REASON
+                )
             elif entry and entry["errors"]:
                 row["reason"] = "error: " + entry["errors"][0]
             elif entry and (not_offered := _not_offered(entry)):
@@ -368,7 +371,9 @@ def build_certificate(
             "it does not speak the certification contract, so its answers were not validated "
             "against it"
         )
-    in_scope = clauses_in_scope(games, contract=contract_reason is None)
+    # a run record that does not say the run had no restart hook keeps REG-INTR-01 in scope
+    restart = target.get("restart_hook", "unknown") is not None
+    in_scope = clauses_in_scope(games, contract=contract_reason is None, restart=restart)
     unselected = {c for c in in_scope if selected and c not in selected}
     in_scope = [c for c in in_scope if c not in unselected]
     statuses = _clause_statuses(

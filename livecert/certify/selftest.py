@@ -9,8 +9,8 @@ fault is certified on its game's whole suite instead, so a clause failing anywhe
 A fault is detected only when every clause it declares failed. The report says, per fault, the
 declared clauses, the failed ones, the escapes (a declared clause that did not fail) and the false
 alarms (a failed clause the fault does not declare); the self-test passes only when every fault
-was detected with no false alarm and the clean run is compliant. A fault of a duty certify cannot
-exercise (a server restart) is judged by its own check instead, in both modes.
+was detected with no false alarm and the clean run is compliant. Interrupted games (REG-INTR-01)
+are certified like any clause: the harness restarts the embedded reference mid-round itself.
 """
 
 import json
@@ -23,13 +23,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from livecert.certify.runner import CertifyError, CertifyOptions, certify
-from livecert.harness.interruption import interrupt_and_finish
 from livecert.harness.sweep import sweep_clauses
 from livecert.rules import load_paytable
 
 CLEAN = "(no fault)"
-RESTART_FAULTS = {"interrupted-round-lost"}  # judged by restarting the reference, not by certify
-RESTART_CLAUSE = "REG-INTR-01"  # the one clause the restart check proves
 # the clause families whose scenarios play a game's whole sweep (or the RTP over every outcome)
 _SWEEP_PREFIXES = ("SB-PAY-", "SB-GEN-", "SB-RTP-", "XD-PAY-", "XD-GEN-", "XD-RTP-")
 _SWEEP_DUTIES = ("REG-SETTLE-01", "REG-RTP-01")
@@ -193,35 +190,11 @@ def _certify_run(fault: str, expected: list[str], folder: Path, full: bool) -> F
     )
 
 
-def _restart_run(fault: str, expected: list[str], folder: Path) -> FaultRun:
-    started = time.monotonic()
-    problems = interrupt_and_finish(folder / "reference.sqlite3", "result", faults=(fault,))
-    failed = [RESTART_CLAUSE] if problems else []
-    detected, false_alarms, escapes = judge(expected, failed, 1 if problems else 0)
-    return FaultRun(
-        fault=fault,
-        expected=expected,
-        game="sicbo",
-        verdict="non-compliant" if problems else "compliant",
-        exit_status=1 if problems else 0,
-        failed=failed,
-        seconds=round(time.monotonic() - started, 1),
-        detected=detected,
-        false_alarms=false_alarms,
-        escapes=escapes,
-        scope="restart",
-        how="restart check",
-        output_tail="; ".join(problems),
-    )
-
-
 def expected_cost(name: str, clauses: list[str], full: bool) -> int:
     """A rough rank of a run's length, to start the long runs first so that the pool does not
     end on one long run while the other worker idles (the order of the report is unchanged)."""
     if name == CLEAN:
         return 4
-    if name in RESTART_FAULTS:
-        return 0
     game = game_for(clauses)
     whole = full or any(c.startswith("CONTRACT-") for c in clauses)  # a contract clause: all
     sweep = any(c.startswith(_SWEEP_PREFIXES) or c in _SWEEP_DUTIES for c in clauses)
@@ -241,32 +214,18 @@ def run_selftest(
     sub-folders of `base`; `full` certifies each fault on its game's whole suite."""
     catalogue = list_faults() if faults is None else faults
     base.mkdir(parents=True, exist_ok=True)
-    restart_check = "(restart check of the clean reference)"
     done: dict[str, FaultRun] = {}
-    clean_problems: list[str] = []
 
     def run(name: str) -> None:
-        if name == restart_check:  # the clean reference must also survive a restart
-            (base / "clean-restart").mkdir(parents=True, exist_ok=True)
-            db = base / "clean-restart" / "reference.sqlite3"
-            clean_problems.extend(interrupt_and_finish(db, "result"))
-            return
         folder = base / ("clean" if name == CLEAN else name)
         folder.mkdir(parents=True, exist_ok=True)
-        if name in RESTART_FAULTS:
-            done[name] = _restart_run(name, catalogue[name], folder)
-        else:
-            done[name] = _certify_run(name, catalogue.get(name, []), folder, full)
+        done[name] = _certify_run(name, catalogue.get(name, []), folder, full)
 
-    names = [*([CLEAN, restart_check] if clean else []), *catalogue]
+    names = [*([CLEAN] if clean else []), *catalogue]
     order = sorted(names, key=lambda n: -expected_cost(n, catalogue.get(n, []), full))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         list(pool.map(run, order))  # raises what a run raised
-    clean_run = done.get(CLEAN)
-    if clean_run is not None and clean_problems:  # REG-INTR-01 on the clean reference
-        clean_run.verdict, clean_run.exit_status = "non-compliant", 1
-        clean_run.output_tail += "\nrestart check: " + "; ".join(clean_problems)
-    return SelftestReport(clean=clean_run, runs=[done[name] for name in catalogue], full=full)
+    return SelftestReport(clean=done.get(CLEAN), runs=[done[name] for name in catalogue], full=full)
 
 
 def _clauses(clauses: list[str]) -> str:
@@ -281,9 +240,8 @@ def declared_vs_failed_table(report: SelftestReport) -> list[str]:
         "|---|---|---|---|---|---|---|",
     ]
     for r in report.runs:
-        game = f"{r.game} (restart check)" if r.how != "certify" else r.game
         lines.append(
-            f"| {r.fault} | {game} | {_clauses(r.expected)} | {_clauses(r.failed)} | "
+            f"| {r.fault} | {r.game} | {_clauses(r.expected)} | {_clauses(r.failed)} | "
             f"{_clauses(r.false_alarms)} | {_clauses(r.escapes)} | "
             f"{'yes' if r.ok else '**NO**'} |"
         )
@@ -301,8 +259,7 @@ def report_markdown(report: SelftestReport) -> str:
         clean_line = "Clean reference: not run here (certified by the caller's own clean run)."
     else:
         clean_line = (
-            f"Clean reference: **{clean.verdict}** ({clean.seconds} s, both games, every "
-            "clause; plus the restart check)."
+            f"Clean reference: **{clean.verdict}** ({clean.seconds} s, both games, every clause)."
         )
     runs = report.runs
     lines = [

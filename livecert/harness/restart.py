@@ -34,6 +34,7 @@ class RestartHook(Protocol):
     """Restarts the target now; raises RestartError when that cannot be done."""
 
     what: str  # the hook in words, for the evidence and for errors
+    kind: str  # what kind of hook, for the certificate
 
     def restart(self) -> None: ...
 
@@ -59,7 +60,7 @@ class CommandRestart:
         if not self.argv:
             raise RestartError("--restart-hook is empty: give the command that restarts it")
         self.command, self.timeout, self.recorder = command, timeout, recorder
-        self.what = f"the restart hook {command!r}"
+        self.what, self.kind = f"the restart hook {command!r}", "the lab's --restart-hook command"
 
     def restart(self) -> None:
         started = time.monotonic()
@@ -93,6 +94,7 @@ class EmbeddedRestart:
     started again on the same database, port and tokens."""
 
     what = "a SIGKILL and a restart of the embedded reference on the same database"
+    kind = "the harness's own: SIGKILL, then the embedded reference started on its database"
 
     def __init__(self, server: EmbeddedServer, recorder: ExchangeRecorder) -> None:
         self.server, self.recorder = server, recorder
@@ -117,7 +119,7 @@ class OperationRestart:
     adapter records it. A refusal is the set-up failing; a connection the restart broke is
     expected, and the wait that follows says whether the target came back."""
 
-    what = "the mapping's restart_target operation"
+    what = kind = "the mapping's restart_target operation"
 
     def __init__(self, restart_target: Callable[[], None]) -> None:
         self.restart_target = restart_target

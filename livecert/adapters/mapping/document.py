@@ -38,8 +38,8 @@ ABSENCE_MEANS: dict[str, str] = {
     "there: the mapping has no enter_result)",
     "end_session": "a player's session cannot be ended (the mapping has no end_session): no "
     "expired session can be tried",
-    "restart_target": "the target cannot be restarted mid-round (no restart hook: the mapping "
-    "has no restart_target and no --restart-hook was given)",
+    "restart_target": "the target cannot be restarted mid-round through the mapping (it has "
+    "no restart_target): interrupted games (REG-INTR-01) need --restart-hook instead",
 }
 # what each capability needs the mapping to be able to do
 CAPABILITY_OPERATIONS = {
