@@ -9,6 +9,7 @@ with no hook (not tested, outside the run's scope, with what to give), and the h
 """
 
 import contextlib
+import copy
 import json
 import os
 import signal
@@ -24,7 +25,9 @@ from samples import scenario
 from fixtures.options import restart_hook_problem
 from livecert.adapters import Refused, TargetError
 from livecert.adapters.errors import CredentialsError
-from livecert.adapters.evidence import ExchangeRecorder
+from livecert.adapters.evidence import ExchangeRecorder, exchanges_as_text
+from livecert.adapters.mapping import MappingAdapter
+from livecert.adapters.mapping.document import MappingFile
 from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import IN_SCOPE
 from livecert.harness.capabilities import missing_reason, skip_reason
@@ -213,3 +216,27 @@ def test_a_restart_hook_that_cannot_be_a_command_is_refused_before_the_run() -> 
     assert restart_hook_problem("ssh lab 'systemctl restart casino'") is None
     assert "cannot be split" in (restart_hook_problem("ssh lab 'unclosed") or "")
     assert "is empty" in (restart_hook_problem("  ") or "")
+
+
+def test_a_mappings_restart_target_operation_is_its_restart_hook() -> None:
+    from test_mapping import BASE, scripted  # the mapping tests' target and base file
+
+    # built as loaded, without the schema (compiling it costs seconds; tests/test_mapping.py
+    # holds the operation name in it): the operator's key comes from the file's variable
+    data = copy.deepcopy(BASE)
+    request = {"method": "POST", "path": "/admin/restart"}
+    data["operations"]["restart_target"] = {"role": "operator", "request": request}
+    answers = iter([(200, {}, {}), (403, {}, {"error": {"code": "NO", "message": "not admin"}})])
+    with scripted(lambda _request: next(answers)) as (url, seen):
+        mapping = MappingFile(data, "restart.yaml", "0" * 64, variables={"api_key": "s3cret-key"})
+        adapter = MappingAdapter(mapping, url, timeout=(2, 2))
+        plain = MappingFile(copy.deepcopy(BASE), "plain.yaml", "0" * 64)
+        assert adapter.can_restart() and not MappingAdapter(plain, url).can_restart()
+        hook = OperationRestart(adapter.restart_target)
+        hook.restart()
+        with pytest.raises(RestartError, match="was refused"):
+            hook.restart()
+    assert [(s.method, s.path, s.headers["X-Api-Key"]) for s in seen] == 2 * [
+        ("POST", "/admin/restart", "s3cret-key")
+    ]
+    assert "s3cret-key" not in exchanges_as_text(adapter.recorder.drain())
