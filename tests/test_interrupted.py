@@ -172,6 +172,17 @@ def test_a_command_hook_is_recorded_and_its_failures_are_restart_errors() -> Non
     assert [x.status for x in recorder.drain()] == [3, None, None]  # each attempt is evidence
 
 
+def test_a_hook_that_leaves_the_server_running_in_the_background_returns_at_once() -> None:
+    """A lab's hook typically starts the server and exits, the server keeping its output: the
+    harness waits for the hook, not for every process it started."""
+    recorder = ExchangeRecorder()
+    started = time.monotonic()
+    CommandRestart("sh -c 'sleep 30 & echo restarted'", 20, recorder).restart()
+    assert time.monotonic() - started < 10
+    [done] = recorder.drain()
+    assert (done.status, done.response_body.strip()) == (0, "restarted")
+
+
 def test_the_wait_after_a_restart_is_bounded() -> None:
     calls = []
 

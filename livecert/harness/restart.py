@@ -8,11 +8,15 @@ hook is the lab's set-up, not the target's behaviour: one that fails or hangs is
 until the target answers again. Each restart is recorded as evidence (a RUN exchange).
 """
 
+import contextlib
+import os
 import shlex
+import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from livecert.adapters import Refused, TargetError
 from livecert.adapters.errors import CredentialsError
@@ -63,30 +67,41 @@ class CommandRestart:
         self.what, self.kind = f"the restart hook {command!r}", "the lab's --restart-hook command"
 
     def restart(self) -> None:
+        """Run the hook until it exits (not until every process it started does: a server it
+        starts in the background keeps running, and may keep its output); past the deadline
+        the hook and what it started are killed."""
         started = time.monotonic()
-        try:
-            done = subprocess.run(
-                self.argv,
-                capture_output=True,
-                text=True,
-                timeout=self.timeout,
-                stdin=subprocess.DEVNULL,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as error:
-            ms = (time.monotonic() - started) * 1000
-            problem = (
-                f"did not end within {self.timeout:g} s"
-                if isinstance(error, subprocess.TimeoutExpired)
-                else f"could not be run: {error}"
-            )
-            _record(self.recorder, self.command, None, "", ms, problem)
-            raise RestartError(f"{self.what} {problem}") from None
-        ms = (time.monotonic() - started) * 1000
-        output = (done.stdout + done.stderr)[-2000:]
-        _record(self.recorder, self.command, done.returncode, output, ms)
-        if done.returncode != 0:
-            raise RestartError(f"{self.what} exited {done.returncode}: {output[-300:]!r}")
+        with tempfile.TemporaryFile() as sink:
+            try:
+                process = subprocess.Popen(
+                    self.argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,  # its own group, to end whole if it hangs
+                )
+            except OSError as error:
+                self._failed(started, f"could not be run: {error}")
+            try:
+                status = process.wait(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+                self._failed(started, f"did not end within {self.timeout:g} s")
+            sink.seek(0)
+            output = sink.read()[-2000:].decode(errors="replace")
+        _record(self.recorder, self.command, status, output, _ms(started))
+        if status != 0:
+            raise RestartError(f"{self.what} exited {status}: {output[-300:]!r}")
+
+    def _failed(self, started: float, problem: str) -> NoReturn:
+        _record(self.recorder, self.command, None, "", _ms(started), problem)
+        raise RestartError(f"{self.what} {problem}")
+
+
+def _ms(started: float) -> float:
+    return (time.monotonic() - started) * 1000
 
 
 class EmbeddedRestart:
