@@ -8,6 +8,7 @@ the contract.
 import copy
 import json
 import os
+import time
 import uuid
 from collections.abc import Sequence
 from decimal import Decimal
@@ -16,8 +17,9 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter as _PoolAdapter
 
-from livecert.adapters.errors import CredentialsError, Refused, TargetError
+from livecert.adapters.errors import CredentialsError, Refused, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
+from livecert.adapters.lost_answer import LostAnswerRelay, send_answer_lost
 from livecert.adapters.model import (
     BetRecord,
     BetView,
@@ -45,6 +47,16 @@ def _optional_money(value: Any, where: str) -> Decimal | None:
     return None if value is None else _money(value, where)
 
 
+def _slip(bets: Sequence[tuple[str, Decimal | str]]) -> dict:
+    """A slip's body; a stake given as text is sent as written (to test refusals)."""
+    return {
+        "bets": [
+            {"selection": code, "stake": stake if isinstance(stake, str) else format(stake, "f")}
+            for code, stake in bets
+        ]
+    }
+
+
 class HttpAdapter:
     """Drives a target that serves the certification contract."""
 
@@ -65,6 +77,7 @@ class HttpAdapter:
         self._session = requests.Session()
         self._forced_token: str | None = None
         self._credentials_accepted = False  # set once check_credentials has seen both roles
+        self._relays: list[LostAnswerRelay] = []  # fault relays of lost answers, to close
         self._session.mount("http://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
         self._session.mount("https://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
         # Read proxy and CA settings from the environment once, not on every request (requests
@@ -173,6 +186,7 @@ class HttpAdapter:
         return parsed
 
     def close(self) -> None:
+        self.close_relays()
         self._session.close()
 
     def _sends_own_credentials(self) -> bool:
@@ -365,15 +379,7 @@ class HttpAdapter:
         idempotency_key: str | None = None,
     ) -> list[BetView]:
         """Place a slip; a stake given as text is sent as written (to test refusals)."""
-        body = {
-            "bets": [
-                {
-                    "selection": code,
-                    "stake": stake if isinstance(stake, str) else format(stake, "f"),
-                }
-                for code, stake in bets
-            ]
-        }
+        body = _slip(bets)
         raw = self._call(
             f"place {len(bets)} bet(s)",
             "POST",
@@ -384,6 +390,77 @@ class HttpAdapter:
             idempotency_key=idempotency_key or f"livecert-{uuid.uuid4()}",
         )
         return [self._bet(b) for b in raw["bets"]]
+
+    def place_bets_answer_lost(
+        self,
+        player: PlayerHandle,
+        round_id: str,
+        bets: Sequence[tuple[str, Decimal]],
+        idempotency_key: str,
+        *,
+        in_flight: bool = False,
+    ) -> None:
+        """Send a slip whose answer is lost on the way back (REG-IDEMP-01 under a real network
+        fault): through a loopback relay that drops the target's answer, once the target has
+        answered, or (`in_flight`) leaving as soon as the slip is sent, while the target is
+        still at work. The caller re-sends with `place_bets` and the same key."""
+        if self._session.proxies:
+            raise Unsupported(
+                "lose the answer to a bet slip",
+                "the target is reached through a proxy from the environment; the harness's "
+                "fault relay connects to the target directly",
+            )
+        self.close_relays()
+        path = f"/v1/rounds/{round_id}/bets"
+        data = json.dumps(_slip(bets), separators=(",", ":"))
+        headers = {
+            **self._session.headers,
+            "Authorization": f"Bearer {player.token}",
+            "Idempotency-Key": idempotency_key,
+            "Content-Type": "application/json",
+        }
+        exchange = Exchange(
+            self.recorder.next_seq(),
+            f"place {len(bets)} bet(s), the answer lost on the way",
+            "player",
+            "POST",
+            self.base_url + path,
+            data,
+            None,
+            None,
+            0.0,
+            None,
+            idempotency_key,
+        )
+        started = time.perf_counter()
+        try:
+            relay, line = send_answer_lost(
+                self.base_url,
+                "POST",
+                path,
+                data,
+                headers,
+                verify=self._session.verify,
+                wait_for_answer=not in_flight,
+                timeout=self.timeout[1],
+            )
+        except OSError as error:
+            exchange.error = f"the slip could not be sent through the fault relay: {error}"
+            self.recorder.add(exchange)
+            raise TargetError(exchange.operation, exchange.error, f"POST {exchange.url}") from None
+        exchange.elapsed_ms = (time.perf_counter() - started) * 1000
+        dropped = relay.result
+        exchange.error = dropped.describe()
+        self.recorder.add(exchange)
+        if dropped.problem:
+            relay.close()
+            raise TargetError(exchange.operation, dropped.problem, line)
+        self._relays.append(relay)
+
+    def close_relays(self) -> None:
+        """Stop the fault relays still waiting for an answer they drop (each within its bound)."""
+        while self._relays:
+            self._relays.pop().close()
 
     def send_raw_slip(
         self, player: PlayerHandle, round_id: str, text: str, content_type: str

@@ -1,0 +1,210 @@
+"""A real network fault for REG-IDEMP-01: one bet request reaches the target, its answer is lost.
+
+`LostAnswerRelay` is a TCP relay on a loopback port the harness opens for one request: it forwards
+one connection to the target byte for byte (a TLS handshake passes through untouched, so the
+target's certificate is checked against its own name), and once the harness says the request
+follows (`request_follows`), everything the target sends back is dropped. The relay reads the
+target's answer to its end (the request says `Connection: close`) or a short bound, then closes
+the harness's side: the target applied the request, the harness never saw the answer. Bound to
+127.0.0.1 only, one connection, every wait bounded, stopped when done.
+
+`send_answer_lost` sends one request through a relay with urllib3 (a connection to the relay that
+speaks to the target under its own name: Host header, TLS server name and hostname check), either
+waiting until the target has answered (the answer lost on its way back) or returning as soon as
+the request is sent (the harness gives up while the target is still at work: a re-send races the
+first request).
+"""
+
+import contextlib
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from requests.utils import DEFAULT_CA_BUNDLE_PATH
+from urllib3.connection import HTTPConnection, HTTPSConnection
+
+RELAY_BOUND_S = 10.0  # the longest the relay waits for any one thing (a connection, an answer)
+_CHUNK = 65536
+
+
+@dataclass
+class DroppedAnswer:
+    """What the relay saw of the answer it kept from the harness."""
+
+    answered: bool  # the target's answer came to its end (it closed the connection)
+    dropped_bytes: int
+    first_line: str  # the answer's status line where readable (plain HTTP), else ""
+    problem: str = ""  # why the relay could not do its job (no connection, target unreachable)
+
+    def describe(self) -> str:
+        if self.problem:
+            return f"the harness's fault relay failed: {self.problem}"
+        shown = f" ({self.first_line})" if self.first_line else ""
+        if self.answered:
+            return (
+                f"answer dropped on purpose by the harness's loopback fault relay: the target "
+                f"answered{shown}, {self.dropped_bytes} bytes never passed on"
+            )
+        return (
+            f"answer dropped on purpose by the harness's loopback fault relay: the harness left "
+            f"before the target's answer; {self.dropped_bytes} bytes of it seen{shown}"
+        )
+
+
+class LostAnswerRelay:
+    """Relays one connection from 127.0.0.1:`port` to `upstream`, dropping the answer."""
+
+    def __init__(self, upstream: tuple[str, int], bound_s: float = RELAY_BOUND_S) -> None:
+        self.upstream = upstream
+        self.bound_s = bound_s
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(bound_s)
+        self.port: int = self._listener.getsockname()[1]
+        self._dropping = threading.Event()
+        self._done = threading.Event()
+        self._client_gone = threading.Event()
+        self.result = DroppedAnswer(False, 0, "")
+        self._thread = threading.Thread(target=self._run, name="lost-answer-relay", daemon=True)
+        self._thread.start()
+
+    def request_follows(self) -> None:
+        """From now on nothing the target sends reaches the harness (called after the TLS
+        handshake, before the request is written: the answer can only come after it)."""
+        self._dropping.set()
+
+    def wait(self, timeout: float | None = None) -> DroppedAnswer:
+        """Wait until the relay is done (the target answered, or its bound ran out)."""
+        self._thread.join(self.bound_s * 2 + 1 if timeout is None else timeout)
+        return self.result
+
+    def close(self) -> None:
+        """Stop the relay (its thread ends within its bound)."""
+        self._client_gone.set()
+        self._listener.close()
+        self._thread.join(self.bound_s * 2 + 1)
+
+    def _run(self) -> None:
+        try:
+            client, _ = self._listener.accept()
+        except OSError as error:
+            self.result.problem = f"the harness never connected to it ({error})"
+            return
+        finally:
+            self._listener.close()
+        try:
+            upstream = socket.create_connection(self.upstream, timeout=self.bound_s)
+        except OSError as error:
+            self.result.problem = f"cannot reach the target at {self.upstream} ({error})"
+            client.close()
+            return
+        with client, upstream:
+            pump = threading.Thread(target=self._forward, args=(client, upstream), daemon=True)
+            pump.start()
+            self._back(upstream, client)
+            pump.join(self.bound_s)
+
+    def _forward(self, client: socket.socket, upstream: socket.socket) -> None:
+        """Harness to target, byte for byte, until the harness closes or the relay is done."""
+        client.settimeout(0.05)
+        deadline = time.monotonic() + self.bound_s
+        while not self._done.is_set() and time.monotonic() < deadline:
+            try:
+                data = client.recv(_CHUNK)
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            if not data:
+                break
+            try:
+                upstream.sendall(data)
+            except OSError:
+                break
+        self._client_gone.set()
+
+    def _back(self, upstream: socket.socket, client: socket.socket) -> None:
+        """Target to harness: passed on until `request_follows`, then read to its end and
+        dropped; the harness's side is closed once the answer is complete."""
+        upstream.settimeout(0.05)
+        deadline = time.monotonic() + self.bound_s
+        seen = b""
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    data = upstream.recv(_CHUNK)
+                except TimeoutError:
+                    continue
+                except OSError:
+                    break
+                if not data:
+                    self.result.answered = self._dropping.is_set()
+                    break
+                if not self._dropping.is_set():
+                    if self._client_gone.is_set():
+                        continue
+                    client.sendall(data)
+                    continue
+                self.result.dropped_bytes += len(data)
+                seen = (seen + data)[:200]
+        finally:
+            self._done.set()
+            if seen.startswith(b"HTTP/"):
+                self.result.first_line = seen.split(b"\r\n", 1)[0].decode("latin-1")
+            with contextlib.suppress(OSError):
+                client.shutdown(socket.SHUT_RDWR)
+
+
+def send_answer_lost(
+    base_url: str,
+    method: str,
+    path: str,
+    body: str,
+    headers: dict[str, str],
+    *,
+    verify: bool | str,
+    wait_for_answer: bool,
+    timeout: float,
+) -> tuple[LostAnswerRelay, str]:
+    """Send one request to `base_url` + `path` through a fresh relay that drops its answer.
+
+    Returns the relay (still running when `wait_for_answer` is False: the caller closes it) and
+    the request line. With `wait_for_answer` the target's whole answer was read and dropped
+    before this returns; without, this returns once the request is written.
+    """
+    url = urlsplit(base_url)
+    secure = url.scheme == "https"
+    host = url.hostname or ""
+    port = url.port or (443 if secure else 80)
+    relay = LostAnswerRelay((host, port))
+    connection: HTTPConnection
+    if secure:
+        connection = HTTPSConnection(
+            "127.0.0.1",
+            relay.port,
+            timeout=timeout,
+            server_hostname=host,
+            cert_reqs="CERT_REQUIRED" if verify else "CERT_NONE",
+            ca_certs=verify if isinstance(verify, str) else DEFAULT_CA_BUNDLE_PATH,
+        )
+    else:
+        connection = HTTPConnection("127.0.0.1", relay.port, timeout=timeout)
+    target = url.path.rstrip("/") + path
+    try:
+        connection.connect()
+        relay.request_follows()
+        connection.request(
+            method,
+            target,
+            body=body.encode(),
+            headers={**headers, "Host": url.netloc, "Connection": "close"},
+        )
+        if wait_for_answer:
+            relay.wait()
+    except BaseException:
+        relay.close()
+        raise
+    finally:
+        connection.close()
+    return relay, f"{method} {base_url.rstrip('/')}{path}"
