@@ -8,9 +8,8 @@ the contract.
 import copy
 import json
 import os
-import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -19,7 +18,7 @@ from requests.adapters import HTTPAdapter as _PoolAdapter
 
 from livecert.adapters.errors import CredentialsError, Refused, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
-from livecert.adapters.lost_answer import LostAnswerRelay, send_answer_lost
+from livecert.adapters.lost_answer import LostAnswerRelay, lose_answer
 from livecert.adapters.model import (
     BetRecord,
     BetView,
@@ -399,11 +398,12 @@ class HttpAdapter:
         idempotency_key: str,
         *,
         in_flight: bool = False,
-    ) -> None:
+    ) -> Callable[[], object]:
         """Send a slip whose answer is lost on the way back (REG-IDEMP-01 under a real network
         fault): through a loopback relay that drops the target's answer, once the target has
         answered, or (`in_flight`) leaving as soon as the slip is sent, while the target is
-        still at work. The caller re-sends with `place_bets` and the same key."""
+        still at work. The caller re-sends with `place_bets` and the same key, then calls what
+        this returns: it waits (bounded) until the target has answered the lost slip."""
         if self._session.proxies:
             raise Unsupported(
                 "lose the answer to a bet slip",
@@ -411,51 +411,24 @@ class HttpAdapter:
                 "fault relay connects to the target directly",
             )
         self.close_relays()
-        path = f"/v1/rounds/{round_id}/bets"
-        data = json.dumps(_slip(bets), separators=(",", ":"))
-        headers = {
-            **self._session.headers,
-            "Authorization": f"Bearer {player.token}",
-            "Idempotency-Key": idempotency_key,
-            "Content-Type": "application/json",
-        }
-        exchange = Exchange(
-            self.recorder.next_seq(),
-            f"place {len(bets)} bet(s), the answer lost on the way",
-            "player",
-            "POST",
-            self.base_url + path,
-            data,
-            None,
-            None,
-            0.0,
-            None,
-            idempotency_key,
+        relay = lose_answer(
+            self.base_url,
+            f"/v1/rounds/{round_id}/bets",
+            json.dumps(_slip(bets), separators=(",", ":")),
+            {
+                **self._session.headers,
+                "Authorization": f"Bearer {player.token}",
+                "Idempotency-Key": idempotency_key,
+                "Content-Type": "application/json",
+            },
+            self.recorder,
+            operation=f"place {len(bets)} bet(s), the answer lost on the way",
+            verify=self._session.verify,
+            in_flight=in_flight,
+            timeout=self.timeout[1],
         )
-        started = time.perf_counter()
-        try:
-            relay, line = send_answer_lost(
-                self.base_url,
-                "POST",
-                path,
-                data,
-                headers,
-                verify=self._session.verify,
-                wait_for_answer=not in_flight,
-                timeout=self.timeout[1],
-            )
-        except OSError as error:
-            exchange.error = f"the slip could not be sent through the fault relay: {error}"
-            self.recorder.add(exchange)
-            raise TargetError(exchange.operation, exchange.error, f"POST {exchange.url}") from None
-        exchange.elapsed_ms = (time.perf_counter() - started) * 1000
-        dropped = relay.result
-        exchange.error = dropped.describe()
-        self.recorder.add(exchange)
-        if dropped.problem:
-            relay.close()
-            raise TargetError(exchange.operation, dropped.problem, line)
         self._relays.append(relay)
+        return relay.close
 
     def close_relays(self) -> None:
         """Stop the fault relays still waiting for an answer they drop (each within its bound)."""

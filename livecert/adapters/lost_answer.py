@@ -25,8 +25,15 @@ from urllib.parse import urlsplit
 from requests.utils import DEFAULT_CA_BUNDLE_PATH
 from urllib3.connection import HTTPConnection, HTTPSConnection
 
+from livecert.adapters.errors import TargetError
+from livecert.adapters.evidence import Exchange, ExchangeRecorder
+
 RELAY_BOUND_S = 10.0  # the longest the relay waits for any one thing (a connection, an answer)
 _CHUNK = 65536
+
+
+class RelayFailed(Exception):
+    """The slip could not be sent through the relay (the target unreachable, a TLS check)."""
 
 
 @dataclass
@@ -79,9 +86,20 @@ class LostAnswerRelay:
         self._thread.join(self.bound_s * 2 + 1 if timeout is None else timeout)
         return self.result
 
+    def forwarded(self, timeout: float) -> bool:
+        """Wait until the harness closed its side and all it sent was passed to the target."""
+        return self._client_gone.wait(timeout)
+
     def close(self) -> None:
-        """Stop the relay (its thread ends within its bound)."""
-        self._client_gone.set()
+        """Wait until the relay is done (within its bounds) and stop it."""
+        self._thread.join(self.bound_s * 2 + 1)
+        self._listener.close()
+
+    def abort(self) -> None:
+        """Stop the relay at once (the harness could not send its request)."""
+        self._done.set()
+        with contextlib.suppress(OSError):  # wakes a relay still waiting for a connection
+            socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
         self._listener.close()
         self._thread.join(self.bound_s * 2 + 1)
 
@@ -93,6 +111,9 @@ class LostAnswerRelay:
             return
         finally:
             self._listener.close()
+        if self._done.is_set():
+            client.close()
+            return
         try:
             upstream = socket.create_connection(self.upstream, timeout=self.bound_s)
         except OSError as error:
@@ -131,7 +152,7 @@ class LostAnswerRelay:
         deadline = time.monotonic() + self.bound_s
         seen = b""
         try:
-            while time.monotonic() < deadline:
+            while not self._done.is_set() and time.monotonic() < deadline:
                 try:
                     data = upstream.recv(_CHUNK)
                 except TimeoutError:
@@ -166,12 +187,13 @@ def send_answer_lost(
     verify: bool | str,
     wait_for_answer: bool,
     timeout: float,
-) -> tuple[LostAnswerRelay, str]:
+) -> LostAnswerRelay:
     """Send one request to `base_url` + `path` through a fresh relay that drops its answer.
 
-    Returns the relay (still running when `wait_for_answer` is False: the caller closes it) and
-    the request line. With `wait_for_answer` the target's whole answer was read and dropped
-    before this returns; without, this returns once the request is written.
+    Returns the relay, still running when `wait_for_answer` is False (the caller closes it); raises
+    RelayFailed when the request could not be sent or the relay could not reach the target. With
+    `wait_for_answer` the target's whole answer was read and dropped before this returns; without,
+    this returns once the relay has passed the whole request on.
     """
     url = urlsplit(base_url)
     secure = url.scheme == "https"
@@ -200,11 +222,60 @@ def send_answer_lost(
             body=body.encode(),
             headers={**headers, "Host": url.netloc, "Connection": "close"},
         )
-        if wait_for_answer:
-            relay.wait()
-    except BaseException:
-        relay.close()
-        raise
-    finally:
+    except OSError as error:
         connection.close()
-    return relay, f"{method} {base_url.rstrip('/')}{path}"
+        relay.abort()
+        raise RelayFailed(relay.result.problem or f"{type(error).__name__}: {error}") from None
+    except BaseException:
+        connection.close()
+        relay.abort()
+        raise
+    if wait_for_answer:
+        relay.wait()  # the relay closes the harness's side once the target has answered
+        connection.close()
+    else:
+        connection.close()  # the harness gives up; the relay passes on all it was sent
+        relay.forwarded(relay.bound_s)
+    if relay.result.problem:
+        relay.close()
+        raise RelayFailed(relay.result.problem)
+    return relay
+
+
+def lose_answer(
+    base_url: str,
+    path: str,
+    body: str,
+    headers: dict[str, str],
+    recorder: ExchangeRecorder,
+    *,
+    operation: str,
+    verify: bool | str,
+    in_flight: bool,
+    timeout: float,
+) -> LostAnswerRelay:
+    """`send_answer_lost` for a POST, recorded as an exchange with no answer and the reason (the
+    harness dropped it on purpose); TargetError when the relay failed."""
+    url = base_url.rstrip("/") + path
+    exchange = Exchange(recorder.next_seq(), operation, "player", "POST", url, body, None, None, 0)
+    exchange.idempotency_key = headers.get("Idempotency-Key")
+    started = time.perf_counter()
+    try:
+        relay = send_answer_lost(
+            base_url,
+            "POST",
+            path,
+            body,
+            headers,
+            verify=verify,
+            wait_for_answer=not in_flight,
+            timeout=timeout,
+        )
+    except RelayFailed as failed:
+        exchange.error = f"the harness's fault relay failed: {failed}"
+        recorder.add(exchange)
+        raise TargetError(operation, exchange.error, f"POST {url}") from None
+    exchange.elapsed_ms = (time.perf_counter() - started) * 1000
+    exchange.error = relay.result.describe()
+    recorder.add(exchange)
+    return relay
