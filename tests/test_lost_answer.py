@@ -2,6 +2,7 @@
 reaches the target, its answer never reaches the harness; over plain HTTP and over HTTPS, where
 the target is still spoken to under its own name (Host, TLS server name, certificate check)."""
 
+import socket
 import ssl
 import threading
 import time
@@ -19,6 +20,7 @@ from livecert.adapters import HttpAdapter, PlayerHandle, TargetError
 from livecert.adapters.errors import Unsupported
 from livecert.adapters.lost_answer import LostAnswerRelay
 from livecert.harness.embedded import EmbeddedServer
+from steps.lost_answers import _lose
 
 PLAYER = PlayerHandle("p1", "secret-player-token")
 SLIP = [("SMALL", Decimal("1.00"))]
@@ -85,6 +87,22 @@ def test_a_target_behind_a_proxy_is_not_testable_with_the_reason(
     adapter = HttpAdapter("http://casino.example", "op", "dl")
     with pytest.raises(Unsupported, match="proxy"):
         adapter.place_bets_answer_lost(PLAYER, "r1", SLIP, "key-4")
+
+
+def test_nothing_the_target_answers_reaches_the_harness() -> None:
+    seen: list[dict[str, str]] = []
+    with fake_target(answering(seen)) as url:
+        host, port = url.removeprefix("http://").split(":")
+        relay = LostAnswerRelay((host, int(port)), bound_s=2)
+        with socket.create_connection(("127.0.0.1", relay.port), timeout=3) as harness:
+            relay.request_follows()
+            harness.sendall(b"POST /v1/rounds/r1/bets HTTP/1.1\r\nHost: x\r\n")
+            harness.sendall(b"Connection: close\r\nContent-Length: 2\r\n\r\n{}")
+            received = harness.recv(65536)  # the relay closes this side once the target answered
+        dropped = relay.wait()
+    assert received == b"" and len(seen) == 1
+    assert dropped.answered and dropped.dropped_bytes > 0
+    assert dropped.first_line.startswith("HTTP/1.0 201")
 
 
 def test_the_relay_listens_on_loopback_only_and_stops() -> None:
@@ -182,3 +200,14 @@ def test_on_the_reference_with_its_key_recorded_late_only_a_re_send_in_flight_is
         balance = adapter.balance(player)
         adapter.close()
     assert (held, balance) == ([1, 3], Decimal("70.00"))
+
+
+def test_an_adapter_without_the_relay_makes_the_scenario_not_testable() -> None:
+    """A mapping adapter or a plugin has no `place_bets_answer_lost`: the scenario is skipped
+    with the reason (fixtures/evidence.py turns Unsupported into a skip), never passed."""
+
+    class Scene:
+        adapter = object()
+
+    with pytest.raises(Unsupported, match="fault relay"):
+        _lose(Scene(), "10.00", "Big", in_flight=False)  # type: ignore[arg-type]

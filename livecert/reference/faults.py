@@ -302,7 +302,7 @@ _ENTRIES: tuple[Fault, ...] = (
     Fault(
         "idempotency-key-recorded-late",
         ("REG-IDEMP-01",),
-        "a slip's Idempotency-Key is recorded only after a slow step (200 ms, Config."
+        "a slip's Idempotency-Key is recorded only after a slow step (300 ms, Config."
         "fault_delay_ms) once the slip is placed: a re-send arriving meanwhile is placed again",
     ),
     Fault(
