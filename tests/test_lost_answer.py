@@ -68,6 +68,8 @@ def test_in_flight_the_call_returns_before_the_target_answers() -> None:
         adapter.close()
     assert returned < 0.3 <= waited
     assert [h["Idempotency-Key"] for h in seen] == ["key-2"]
+    [lost] = adapter.recorder.drain()  # its evidence completed once the target answered
+    assert "the target answered (HTTP/1.0 201" in (lost.error or "")
 
 
 def test_a_target_that_cannot_be_reached_is_a_target_error() -> None:

@@ -18,7 +18,7 @@ from requests.adapters import HTTPAdapter as _PoolAdapter
 
 from livecert.adapters.errors import CredentialsError, Refused, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
-from livecert.adapters.lost_answer import LostAnswerRelay, lose_answer
+from livecert.adapters.lost_answer import lose_answer
 from livecert.adapters.model import (
     BetRecord,
     BetView,
@@ -76,7 +76,7 @@ class HttpAdapter:
         self._session = requests.Session()
         self._forced_token: str | None = None
         self._credentials_accepted = False  # set once check_credentials has seen both roles
-        self._relays: list[LostAnswerRelay] = []  # fault relays of lost answers, to close
+        self._relays: list[Callable[[], object]] = []  # lost answers' relays, to finish
         self._session.mount("http://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
         self._session.mount("https://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
         # Read proxy and CA settings from the environment once, not on every request (requests
@@ -411,7 +411,7 @@ class HttpAdapter:
                 "fault relay connects to the target directly",
             )
         self.close_relays()
-        relay = lose_answer(
+        finish = lose_answer(
             self.base_url,
             f"/v1/rounds/{round_id}/bets",
             json.dumps(_slip(bets), separators=(",", ":")),
@@ -427,13 +427,13 @@ class HttpAdapter:
             in_flight=in_flight,
             timeout=self.timeout[1],
         )
-        self._relays.append(relay)
-        return relay.close
+        self._relays.append(finish)
+        return finish
 
     def close_relays(self) -> None:
         """Stop the fault relays still waiting for an answer they drop (each within its bound)."""
         while self._relays:
-            self._relays.pop().close()
+            self._relays.pop()()
 
     def send_raw_slip(
         self, player: PlayerHandle, round_id: str, text: str, content_type: str

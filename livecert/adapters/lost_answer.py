@@ -19,6 +19,7 @@ import contextlib
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -44,6 +45,7 @@ class DroppedAnswer:
     dropped_bytes: int
     first_line: str  # the answer's status line where readable (plain HTTP), else ""
     problem: str = ""  # why the relay could not do its job (no connection, target unreachable)
+    in_flight: bool = False  # the harness left as soon as its request was passed on
 
     def describe(self) -> str:
         if self.problem:
@@ -54,9 +56,14 @@ class DroppedAnswer:
                 f"answer dropped on purpose by the harness's loopback fault relay: the target "
                 f"answered{shown}, {self.dropped_bytes} bytes never passed on"
             )
+        why = (
+            "the harness left before the target's answer"
+            if self.in_flight
+            else "the target's answer did not end within the relay's bound"
+        )
         return (
-            f"answer dropped on purpose by the harness's loopback fault relay: the harness left "
-            f"before the target's answer; {self.dropped_bytes} bytes of it seen{shown}"
+            f"answer dropped on purpose by the harness's loopback fault relay: {why}; "
+            f"{self.dropped_bytes} bytes of it seen{shown}"
         )
 
 
@@ -162,10 +169,9 @@ class LostAnswerRelay:
                 if not data:
                     self.result.answered = self._dropping.is_set()
                     break
-                if not self._dropping.is_set():
-                    if self._client_gone.is_set():
-                        continue
-                    client.sendall(data)
+                if not self._dropping.is_set():  # the TLS handshake: passed on
+                    with contextlib.suppress(OSError):
+                        client.sendall(data)
                     continue
                 self.result.dropped_bytes += len(data)
                 seen = (seen + data)[:200]
@@ -200,6 +206,7 @@ def send_answer_lost(
     host = url.hostname or ""
     port = url.port or (443 if secure else 80)
     relay = LostAnswerRelay((host, port))
+    relay.result.in_flight = not wait_for_answer
     connection: HTTPConnection
     if secure:
         connection = HTTPSConnection(
@@ -253,9 +260,10 @@ def lose_answer(
     verify: bool | str,
     in_flight: bool,
     timeout: float,
-) -> LostAnswerRelay:
+) -> Callable[[], DroppedAnswer]:
     """`send_answer_lost` for a POST, recorded as an exchange with no answer and the reason (the
-    harness dropped it on purpose); TargetError when the relay failed."""
+    harness dropped it on purpose); TargetError when the relay failed. Returns `finish`: waits
+    (bounded) until the target has answered, stops the relay and completes the record."""
     url = base_url.rstrip("/") + path
     exchange = Exchange(recorder.next_seq(), operation, "player", "POST", url, body, None, None, 0)
     exchange.idempotency_key = headers.get("Idempotency-Key")
@@ -278,4 +286,10 @@ def lose_answer(
     exchange.elapsed_ms = (time.perf_counter() - started) * 1000
     exchange.error = relay.result.describe()
     recorder.add(exchange)
-    return relay
+
+    def finish() -> DroppedAnswer:
+        relay.close()
+        exchange.error = relay.result.describe()  # in flight: what the target answered after
+        return relay.result
+
+    return finish
