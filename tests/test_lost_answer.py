@@ -150,11 +150,13 @@ def tls_target(name: str, seen: list[dict[str, str]]) -> Iterator[tuple[str, str
             server.server_close()
 
 
-def test_over_https_the_target_is_spoken_to_under_its_own_name() -> None:
+def test_over_https_the_target_is_spoken_to_under_its_own_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     seen: list[dict[str, str]] = []
     with tls_target("localhost", seen) as (url, ca_file):
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", ca_file)  # as a lab trusts its target's CA
         adapter = HttpAdapter(url, "op", "dl")
-        adapter._session.verify = ca_file
         adapter.place_bets_answer_lost(PLAYER, "r1", SLIP, "key-5")
         adapter.place_bets(PLAYER, "r1", SLIP, idempotency_key="key-5")
         adapter.close()
@@ -165,11 +167,13 @@ def test_over_https_the_target_is_spoken_to_under_its_own_name() -> None:
     assert "dropped on purpose" in (lost.error or "") and "target answered" in (lost.error or "")
 
 
-def test_over_https_a_certificate_for_another_name_is_refused() -> None:
+def test_over_https_a_certificate_for_another_name_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     seen: list[dict[str, str]] = []
     with tls_target("elsewhere.example", seen) as (url, ca_file):
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", ca_file)
         adapter = HttpAdapter(url, "op", "dl")
-        adapter._session.verify = ca_file
         with pytest.raises(TargetError, match="certificate"):
             adapter.place_bets_answer_lost(PLAYER, "r1", SLIP, "key-6")
     assert seen == []
