@@ -58,7 +58,7 @@ def test_the_answer_is_dropped_once_the_target_has_answered() -> None:
 
 def test_in_flight_the_call_returns_before_the_target_answers() -> None:
     seen: list[dict[str, str]] = []
-    with fake_target(answering(seen, delay=0.4)) as url:
+    with fake_target(answering(seen, delay=0.8)) as url:
         adapter = HttpAdapter(url, "op", "dl")
         started = time.perf_counter()
         finish = adapter.place_bets_answer_lost(PLAYER, "r1", SLIP, "key-2", in_flight=True)
@@ -66,7 +66,7 @@ def test_in_flight_the_call_returns_before_the_target_answers() -> None:
         finish()  # waits until the target answered the lost slip
         waited = time.perf_counter() - started
         adapter.close()
-    assert returned < 0.3 <= waited
+    assert returned < 0.6 and waited >= 0.8
     assert [h["Idempotency-Key"] for h in seen] == ["key-2"]
     [lost] = adapter.recorder.drain()  # its evidence completed once the target answered
     assert "the target answered (HTTP/1.0 201" in (lost.error or "")
