@@ -14,6 +14,7 @@ pytest_plugins = [
     "steps.money",
     "steps.instant",
     "steps.instant_access",
+    "steps.lost_answers",
     "steps.limits",
     "steps.restart",
     "steps.sicbo",

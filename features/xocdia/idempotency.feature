@@ -10,3 +10,30 @@ Feature: Xoc Dia: a bet slip sent twice is applied once
       When the player's slip of 10.00 on Even is sent twice with the same idempotency key
       Then the round holds exactly one bet of 10.00 on Even
       And the player's balance is 90.00
+
+  Rule: a slip whose answer was lost on the way is taken once when the app sends it again
+
+    @REG-IDEMP-01
+    Scenario: The answer to a Xoc Dia bet is lost and the player's app sends the bet again
+      Given a player with a balance of 100.00
+      When the answer to the player's bet of 10.00 on Even is lost on the way
+      And the player's app sends the bet again
+      Then the bet is taken once
+      And the player's balance is 90.00
+
+    @REG-IDEMP-01
+    Scenario: The player's app sends the Xoc Dia bet again while the first is still on its way
+      Given a player with a balance of 100.00
+      When the player's app loses its connection while its bet of 10.00 on Even is on the way
+      And the player's app sends the bet again
+      Then the bet is taken once
+      And the player's balance is 90.00
+
+    @REG-IDEMP-01
+    Scenario: The player's app sends the Xoc Dia bet again after betting has closed
+      Given a player with a balance of 100.00
+      When the answer to the player's bet of 10.00 on Even is lost on the way
+      And betting ends
+      And the player's app sends the bet again
+      Then the bet is taken once
+      And the player's balance is 90.00

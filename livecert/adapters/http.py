@@ -9,15 +9,16 @@ import copy
 import json
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
 import requests
 from requests.adapters import HTTPAdapter as _PoolAdapter
 
-from livecert.adapters.errors import CredentialsError, Refused, TargetError
+from livecert.adapters.errors import CredentialsError, Refused, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
+from livecert.adapters.lost_answer import lose_answer
 from livecert.adapters.model import (
     BetRecord,
     BetView,
@@ -45,6 +46,16 @@ def _optional_money(value: Any, where: str) -> Decimal | None:
     return None if value is None else _money(value, where)
 
 
+def _slip(bets: Sequence[tuple[str, Decimal | str]]) -> dict:
+    """A slip's body; a stake given as text is sent as written (to test refusals)."""
+    return {
+        "bets": [
+            {"selection": code, "stake": stake if isinstance(stake, str) else format(stake, "f")}
+            for code, stake in bets
+        ]
+    }
+
+
 class HttpAdapter:
     """Drives a target that serves the certification contract."""
 
@@ -65,6 +76,7 @@ class HttpAdapter:
         self._session = requests.Session()
         self._forced_token: str | None = None
         self._credentials_accepted = False  # set once check_credentials has seen both roles
+        self._relays: list[Callable[[], object]] = []  # lost answers' relays, to finish
         self._session.mount("http://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
         self._session.mount("https://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
         # Read proxy and CA settings from the environment once, not on every request (requests
@@ -173,6 +185,7 @@ class HttpAdapter:
         return parsed
 
     def close(self) -> None:
+        self.close_relays()
         self._session.close()
 
     def _sends_own_credentials(self) -> bool:
@@ -365,15 +378,7 @@ class HttpAdapter:
         idempotency_key: str | None = None,
     ) -> list[BetView]:
         """Place a slip; a stake given as text is sent as written (to test refusals)."""
-        body = {
-            "bets": [
-                {
-                    "selection": code,
-                    "stake": stake if isinstance(stake, str) else format(stake, "f"),
-                }
-                for code, stake in bets
-            ]
-        }
+        body = _slip(bets)
         raw = self._call(
             f"place {len(bets)} bet(s)",
             "POST",
@@ -384,6 +389,51 @@ class HttpAdapter:
             idempotency_key=idempotency_key or f"livecert-{uuid.uuid4()}",
         )
         return [self._bet(b) for b in raw["bets"]]
+
+    def place_bets_answer_lost(
+        self,
+        player: PlayerHandle,
+        round_id: str,
+        bets: Sequence[tuple[str, Decimal]],
+        idempotency_key: str,
+        *,
+        in_flight: bool = False,
+    ) -> Callable[[], object]:
+        """Send a slip whose answer is lost on the way back (REG-IDEMP-01 under a real network
+        fault): through a loopback relay that drops the target's answer, once the target has
+        answered, or (`in_flight`) leaving as soon as the slip is sent, while the target is
+        still at work. The caller re-sends with `place_bets` and the same key, then calls what
+        this returns: it waits (bounded) until the target has answered the lost slip."""
+        if self._session.proxies:
+            raise Unsupported(
+                "lose the answer to a bet slip",
+                "the target is reached through a proxy from the environment; the harness's "
+                "fault relay connects to the target directly",
+            )
+        self.close_relays()
+        finish = lose_answer(
+            self.base_url,
+            f"/v1/rounds/{round_id}/bets",
+            json.dumps(_slip(bets), separators=(",", ":")),
+            {
+                **self._session.headers,
+                "Authorization": f"Bearer {player.token}",
+                "Idempotency-Key": idempotency_key,
+                "Content-Type": "application/json",
+            },
+            self.recorder,
+            operation=f"place {len(bets)} bet(s), the answer lost on the way",
+            verify=self._session.verify,
+            in_flight=in_flight,
+            timeout=self.timeout[1],
+        )
+        self._relays.append(finish)
+        return finish
+
+    def close_relays(self) -> None:
+        """Stop the fault relays still waiting for an answer they drop (each within its bound)."""
+        while self._relays:
+            self._relays.pop()()
 
     def send_raw_slip(
         self, player: PlayerHandle, round_id: str, text: str, content_type: str

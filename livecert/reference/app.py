@@ -267,6 +267,15 @@ def create_app(config: Config | None = None) -> FastAPI:
             balance = service.get_player(ident)["balance"]
             return ok({"bets": [], "balance": balance}, 201)
         key = request.headers.get("idempotency-key")
+        late = [] if "idempotency-key-recorded-late" in config.faults else None
+        if late is not None:
+            # FAULT idempotency-key-recorded-late: the slip is placed at once, its key recorded
+            # only after a slow step (the event loop serves a re-send in between, placed again)
+            status, answer = service.place_bets(ident, round_id, body, key, late_keys=late)
+            if late:
+                await asyncio.sleep(config.fault_delay_ms / 1000)
+                service.remember_late(late)
+            return ok(answer, status)
         if "lost-update-under-concurrency" not in config.faults:
             status, answer = service.place_bets(ident, round_id, body, key)
             return ok(answer, status)

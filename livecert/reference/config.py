@@ -34,3 +34,4 @@ class Config:
     without: frozenset[str] = frozenset()  # capabilities (or limits) not declared, for tests
     default_countdown_ms: int = DEFAULT_COUNTDOWN_MS
     clock: Callable[[], int] = field(default=wall_clock_ms, compare=False)
+    fault_delay_ms: int = 300  # the slow step of the idempotency-key-recorded-late fault

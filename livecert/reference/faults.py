@@ -300,6 +300,18 @@ _ENTRIES: tuple[Fault, ...] = (
         "a re-sent slip with the same Idempotency-Key is applied again",
     ),
     Fault(
+        "idempotency-key-recorded-late",
+        ("REG-IDEMP-01",),
+        "a slip's Idempotency-Key is recorded only after a slow step (300 ms, Config."
+        "fault_delay_ms) once the slip is placed: a re-send arriving meanwhile is placed again",
+    ),
+    Fault(
+        "idempotency-key-forgotten-at-close",
+        ("REG-IDEMP-01",),
+        "a round's Idempotency-Keys are forgotten once its betting is over: a slip re-sent after "
+        "betting closed is taken as a new slip (refused ROUND_STATE) instead of answered again",
+    ),
+    Fault(
         "player-can-deal",
         ("REG-ACCESS-01",),
         "a player token is accepted for dealer actions (open, close, result, pause, cancel, ...)",

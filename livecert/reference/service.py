@@ -657,11 +657,14 @@ class Service:
         body: Any,
         key: str | None,
         deferred: list[tuple[str, int]] | None = None,
+        late_keys: list[tuple[str, str, str, str, int]] | None = None,
     ) -> tuple[int, Json]:
         """Place a whole slip or nothing; answers (201, accepted) or (200, the replayed answer).
 
         `deferred` is used only by the lost-update fault: when given, the balance write is not
         done here but appended as (player_id, new balance) for the caller to write later.
+        `late_keys` likewise only by the idempotency-key-recorded-late fault: the key is not
+        recorded here but appended for `remember_late`.
         """
         self.require(ident, "player")
         pid = ident.player_id
@@ -675,6 +678,8 @@ class Service:
         with self.store.transaction():
             if key is not None:
                 seen = self.store.idempotency(pid, key)
+                if seen is not None and self._key_forgotten(rid):
+                    seen = None  # FAULT idempotency-key-forgotten-at-close
                 if seen is not None:
                     if seen["fingerprint"] != fingerprint:
                         raise ApiError(
@@ -737,9 +742,28 @@ class Service:
                 ],
                 "balance": format_amount(balance),
             }
-            if key is not None:
+            if key is not None and late_keys is not None:
+                # FAULT idempotency-key-recorded-late
+                late_keys.append((pid, key, fingerprint, json.dumps(answer), now))
+            elif key is not None:
                 self.store.remember(pid, key, fingerprint, json.dumps(answer), now)
             return 201, answer
+
+    def _key_forgotten(self, rid: str) -> bool:
+        """Whether the keys of round `rid` are forgotten (only under the
+        idempotency-key-forgotten-at-close fault, once betting is over)."""
+        if "idempotency-key-forgotten-at-close" not in self.faults:
+            return False
+        row = self.store.round(rid)
+        return row is not None and self._state(row, self.now()) != "betting"
+
+    def remember_late(self, keys: list[tuple[str, str, str, str, int]]) -> None:
+        """Record idempotency keys after their slip was placed, in a transaction of their own
+        (only the idempotency-key-recorded-late fault): a re-send in between is placed again."""
+        with self.store.transaction():  # FAULT idempotency-key-recorded-late
+            for pid, key, fingerprint, answer, now in keys:
+                if self.store.idempotency(pid, key) is None:
+                    self.store.remember(pid, key, fingerprint, answer, now)
 
     def _late_bet_allowed(self, row: Row, state: str) -> bool:
         """Whether a seeded fault lets a round outside `betting` take a slip (never without one)."""

@@ -645,3 +645,31 @@ def test_result_answers_another_round(make_app: Any) -> None:
         assert answer.json()["round_id"] == named.format(rid=rid), fault
         assert casino.get_round(rid)["round_id"] == rid
         assert casino.balance(player) == "110.00"
+
+
+def test_idempotency_key_forgotten_at_close(make_app: Any) -> None:
+    _api, casino = _with(make_app, "idempotency-key-forgotten-at-close")
+    _pid, player = casino.player("100.00")
+    round_id = casino.open(casino.table())
+    key = {"Idempotency-Key": "k1"}
+    first = casino.bet(round_id, player, ("SMALL", "10.00"), headers=key)
+    assert first.status_code == 201
+    again = casino.bet(round_id, player, ("SMALL", "10.00"), headers=key)
+    assert again.status_code == 200 and again.json() == first.json()  # while betting: replayed
+    casino.close(round_id)
+    late = casino.bet(round_id, player, ("SMALL", "10.00"), headers=key)
+    assert (late.status_code, late.json()["error"]["code"]) == (409, "ROUND_STATE")
+    assert casino.balance(player) == "90.00" and len(casino.get_round(round_id)["bets"]) == 1
+
+
+def test_idempotency_key_recorded_late_replays_a_re_send_after_the_answer(make_app: Any) -> None:
+    """Only a re-send while the first is in flight is placed again (tests/test_lost_answer.py
+    shows that through the fault relay); one sent after the answer is replayed."""
+    _api, casino = make_app(faults=frozenset({"idempotency-key-recorded-late"}), fault_delay_ms=1)
+    _pid, player = casino.player("100.00")
+    round_id = casino.open(casino.table())
+    key = {"Idempotency-Key": "k1"}
+    first = casino.bet(round_id, player, ("SMALL", "10.00"), headers=key)
+    again = casino.bet(round_id, player, ("SMALL", "10.00"), headers=key)
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json() == first.json() and casino.balance(player) == "90.00"

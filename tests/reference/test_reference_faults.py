@@ -79,6 +79,8 @@ statistics-30-rounds SB-STAT-01
 statistics-oldest-first SB-STAT-01
 statistics-includes-cancelled SB-STAT-01
 idempotency-ignored REG-IDEMP-01
+idempotency-key-recorded-late REG-IDEMP-01
+idempotency-key-forgotten-at-close REG-IDEMP-01
 player-can-deal REG-ACCESS-01
 player-sees-others-bets REG-ACCESS-01
 stake-zero-accepted REG-INPUT-01
@@ -104,7 +106,7 @@ open-round-answers-200 CONTRACT-01
 
 def test_catalogue_is_exact() -> None:
     assert "\n".join(faults.listing()) + "\n" == EXPECTED_CATALOGUE
-    assert len(faults.FAULTS) == 84
+    assert len(faults.FAULTS) == 86
     assert all(f.description for f in faults.FAULTS.values())
 
 
