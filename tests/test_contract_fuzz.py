@@ -20,16 +20,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
+import schemathesis
+from fastapi.testclient import TestClient
+from schemathesis.config import SchemathesisConfig
+from schemathesis.engine import events, from_schema
 
-schemathesis = pytest.importorskip("schemathesis")
-
-from fastapi.testclient import TestClient  # noqa: E402
-from schemathesis.config import SchemathesisConfig  # noqa: E402
-from schemathesis.engine import events, from_schema  # noqa: E402
-
-from livecert.reference.app import create_app  # noqa: E402
-from livecert.reference.config import Config  # noqa: E402
+from livecert.reference.app import create_app
+from livecert.reference.config import Config
 
 CONTRACT = Path(__file__).resolve().parent.parent / "livecert" / "contract" / "openapi.yaml"
 SEED = 20261202
