@@ -233,3 +233,21 @@ def test_a_xocdia_result_on_a_sicbo_round_is_refused(api: ContractClient, casino
     casino.close(round_id)
     refused(api, lambda: casino.tokens(round_id, ["r", "r", "w", "w"]), 422, "INVALID_RESULT")
     assert casino.balance(player) == "90.00"
+
+
+def test_the_lax_body_reader_fault_books_what_the_strict_reader_refuses(make_app: Any) -> None:
+    """The seeded fault behind the oversize and duplicate-key rows of bad_input.feature: the
+    reader before the contract stated its limits, booking the last of two stakes, an oversize
+    slip and a UTF-16 one, and still refusing (never crashing on) deep nesting."""
+    api, casino = make_app(faults=frozenset({"lax-body-reader"}))
+    _pid, player = casino.player("100.00")
+    round_id = casino.open(casino.table())
+    for raw in (
+        BAD_SLIPS["the stake named twice"][0],
+        BAD_SLIPS["a slip a byte over the size"][0],
+        BAD_SLIPS["UTF-16"][0],
+    ):
+        assert _slip(api, round_id, player, raw)().status_code == 201
+    assert casino.balance(player) == "97.00"
+    deep = BAD_SLIPS["nested 30,000 deep, under the size"][0]
+    assert _slip(api, round_id, player, deep)().status_code == 422
