@@ -12,6 +12,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from fixtures.scene import Scene
+from livecert.contract import load_contract
 from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
 from livecert.harness.read_balances import not_below_zero, over_the_balance_read, plain_total
@@ -111,6 +112,25 @@ def plain_text_slip(scene: Scene) -> None:
 @when("the player's device sends a stake as a number instead of text")
 def number_stake(scene: Scene) -> None:
     body = json.dumps({"bets": [{"selection": "BIG", "stake": 1.5}]})
+    _attempt(scene, lambda h, r: scene.adapter.send_raw_slip(h, r, body, "application/json"))
+
+
+@when("the player's device sends a bet slip larger than the contract allows")
+def oversize_slip(scene: Scene) -> None:
+    """docs/contract.md, "Request bodies": a body over the contract's stated size
+    (`x-max-body-bytes`) is refused and changes nothing. The slip is a good one padded with
+    spaces (valid JSON), so its size is the only thing wrong with it."""
+    slip = json.dumps({"bets": [{"selection": "BIG", "stake": "1.00"}]})
+    body = slip + " " * (load_contract().max_body_bytes + 1 - len(slip))
+    _attempt(scene, lambda h, r: scene.adapter.send_raw_slip(h, r, body, "application/json"))
+
+
+@when("the player's device sends a bet slip naming its stake twice")
+def stake_named_twice(scene: Scene) -> None:
+    """docs/contract.md, "Request bodies": an object naming a key twice is refused. Which of
+    the two stakes a server would book is anyone's guess (RFC 8259: names SHOULD be unique),
+    so booking either is a bet the player did not clearly make."""
+    body = '{"bets": [{"selection": "BIG", "stake": "5.00", "stake": "1.00"}]}'
     _attempt(scene, lambda h, r: scene.adapter.send_raw_slip(h, r, body, "application/json"))
 
 

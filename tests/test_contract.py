@@ -105,3 +105,36 @@ def test_the_xocdia_selection_table_in_the_docs_matches_the_oracle() -> None:
     assert {code: (clause, Fraction(odds)) for code, clause, odds in rows} == {
         s.code: (s.clause, s.odds_by_count[1]) for s in table.selections
     }
+
+
+def test_the_contract_states_the_limits_the_reference_keeps() -> None:
+    """The body size and each string's maxLength in the YAML are those the reference refuses
+    past (docs/contract.md, "Request bodies"); the errors' code list names BODY_TOO_LARGE."""
+    from livecert.reference import body, service
+
+    schemas = CONTRACT.spec["components"]["schemas"]
+    assert CONTRACT.max_body_bytes == body.MAX_BODY_BYTES == 65_536
+    stated = {
+        "PlayerCreate.name": schemas["PlayerCreate"]["properties"]["name"]["maxLength"],
+        "TableCreate.name": schemas["TableCreate"]["properties"]["name"]["maxLength"],
+        "Reason.reason": schemas["Reason"]["properties"]["reason"]["maxLength"],
+        "Reshake.note": schemas["Reshake"]["properties"]["note"]["maxLength"],
+        "DealerEvent.note": schemas["DealerEvent"]["properties"]["note"]["maxLength"],
+        "BetRequest.selection": schemas["BetRequest"]["properties"]["selection"]["maxLength"],
+        "BetRequest.stake": schemas["BetRequest"]["properties"]["stake"]["maxLength"],
+    }
+    kept = {
+        "PlayerCreate.name": service.MAX_NAME,
+        "TableCreate.name": service.MAX_NAME,
+        "Reason.reason": service.MAX_TEXT,
+        "Reshake.note": service.MAX_TEXT,
+        "DealerEvent.note": service.MAX_TEXT,
+        "BetRequest.selection": service.MAX_SELECTION,
+        "BetRequest.stake": service.MAX_STAKE,
+    }
+    assert stated == kept
+    assert (
+        "BODY_TOO_LARGE"
+        in schemas["Error"]["properties"]["error"]["properties"]["code"]["description"]
+    )
+    assert "413 `BODY_TOO_LARGE`" in (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")

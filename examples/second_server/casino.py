@@ -82,7 +82,9 @@ class Request:
         if kind != "application/json":
             raise Refusal(415, "UNSUPPORTED_MEDIA_TYPE", "the body must be application/json")
         try:
-            body = json.loads(self.raw.decode("utf-8"), parse_constant=_no_constants)
+            body = json.loads(
+                self.raw.decode("utf-8"), parse_constant=_no_constants, object_pairs_hook=_once
+            )
         except ValueError as error:
             raise invalid(f"the body is not valid JSON: {error}") from None
         if not isinstance(body, dict):
@@ -92,6 +94,15 @@ class Request:
 
 def _no_constants(name: str) -> None:
     raise ValueError(f"{name} is not allowed")
+
+
+def _once(pairs: list[tuple[str, object]]) -> dict:
+    """An object naming each key once: a slip with its stake twice is ambiguous, so refused."""
+    keys = [key for key, _ in pairs]
+    twice = sorted({key for key in keys if keys.count(key) > 1})
+    if twice:
+        raise ValueError(f"the key(s) {', '.join(twice)} appear more than once")
+    return dict(pairs)
 
 
 @dataclass

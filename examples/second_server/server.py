@@ -36,7 +36,7 @@ ROUTES: list[tuple[re.Pattern[str], dict[str, str]]] = [
         (r"/v1/player/disconnect", {"POST": "disconnect"}),
     )
 ]
-MAX_BODY = 1_000_000
+MAX_BODY = 65_536  # the contract's x-max-body-bytes
 
 
 def error(status: int, code: str, message: str) -> tuple[int, Any]:
@@ -94,7 +94,7 @@ class App:
             more = message.get("more_body", False)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         if size > MAX_BODY:
-            status, answer = error(413, "VALIDATION", "the body is too large")
+            status, answer = error(413, "BODY_TOO_LARGE", f"the body is over {MAX_BODY} bytes")
         else:
             try:
                 status, answer = self.handle(

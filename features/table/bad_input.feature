@@ -125,6 +125,26 @@ Feature: Bad input is refused with a reason and changes nothing
         | Xoc Dia | the player's device sends the bet slip as plain text          |
         | Xoc Dia | the player's device sends a stake as a number instead of text |
 
+  Rule: a slip beyond the limits the contract states for a request is refused
+
+    @REG-INPUT-01
+    Scenario Outline: At a <game> table, a slip beyond the stated limits: <what>
+      Given the player holds a bet of 10.00 on Big in an open round
+      When <what>
+      Then it is refused with a reason and nothing moves
+
+      @sicbo
+      Examples: Sic Bo
+        | game   | what                                                                 |
+        | Sic Bo | the player's device sends a bet slip larger than the contract allows |
+        | Sic Bo | the player's device sends a bet slip naming its stake twice          |
+
+      @xocdia
+      Examples: Xoc Dia
+        | game    | what                                                                 |
+        | Xoc Dia | the player's device sends a bet slip larger than the contract allows |
+        | Xoc Dia | the player's device sends a bet slip naming its stake twice          |
+
   Rule: a dealer action on a round that does not exist, or that the round's state does not allow, is refused
 
     @REG-INPUT-01

@@ -46,6 +46,8 @@ class Contract:
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec
         self.version: str = spec["info"]["version"]
+        # the largest request body a target must take; a larger one is refused (413)
+        self.max_body_bytes: int = spec["info"]["x-max-body-bytes"]
         self._operations: list[Operation] = []
         for template, item in spec["paths"].items():
             pattern = re.compile("^" + re.sub(r"\{[^/}]+\}", "[^/]+", template) + "$")

@@ -1,13 +1,12 @@
 """The HTTP layer: `create_app(config)` serves the certification contract over a Service.
 
-Bodies are read and checked by hand (not by pydantic models) so every refusal carries the
+Bodies are read and checked by hand (body.py, not pydantic models) so every refusal carries the
 contract's error codes; FastAPI's own errors (404, 405, validation) are mapped onto them too.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
@@ -18,37 +17,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from livecert.reference import __version__
+from livecert.reference.body import BodyLimit, parse_json, read_json
 from livecert.reference.config import Config
 from livecert.reference.errors import ApiError, unauthorized, validation
 from livecert.reference.service import Identity, Service
 from livecert.reference.store import Store
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-async def read_json(request: Request, *, optional: bool = False) -> Any:
-    """The request's JSON body; 415 for a wrong content type, 422 VALIDATION for bad JSON."""
-    raw = await request.body()
-    if not raw.strip():
-        if optional:
-            return {}
-        raise validation("a JSON request body is required")
-    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if media != "application/json" and not (
-        media.startswith("application/") and media.endswith("+json")
-    ):
-        raise ApiError(
-            415,
-            "UNSUPPORTED_MEDIA_TYPE",
-            f"the body must be application/json, not {media or 'untyped'}",
-        )
-    try:
-        return json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise validation(f"the body is not valid JSON: {exc}") from None
-
 
 LENIENT_SLIP_FAULTS = frozenset(
     {"slip-content-type-ignored", "stake-number-accepted", "empty-or-garbled-slip-accepted"}
@@ -58,19 +31,17 @@ LENIENT_SLIP_FAULTS = frozenset(
 async def read_slip_leniently(request: Request, faults: frozenset[str]) -> Any:
     """A bet slip read the way a careless server does, one seeded fault at a time; None stands
     for a slip the empty-or-garbled fault swallows."""
+    lax = "lax-body-reader" in faults
     if "slip-content-type-ignored" not in faults:
         try:
-            body = await read_json(request)
+            body = await read_json(request, lax=lax)
         except ApiError as refused:
             if "empty-or-garbled-slip-accepted" in faults and refused.code == "VALIDATION":
                 return None  # FAULT empty-or-garbled-slip-accepted: unreadable JSON swallowed
             raise
     else:
         raw = await request.body()  # FAULT slip-content-type-ignored: any content type parsed
-        try:
-            body = json.loads(raw)
-        except ValueError as exc:
-            raise validation(f"the body is not valid JSON: {exc}") from None
+        body = parse_json(raw, lax=lax)
     if "stake-number-accepted" in faults and isinstance(body, dict):
         for bet in body.get("bets") or []:
             if isinstance(bet, dict) and isinstance(bet.get("stake"), int | float):
@@ -126,6 +97,8 @@ def create_app(config: Config | None = None) -> FastAPI:
     )
     app.state.service = service
     app.state.store = store
+    lax = "lax-body-reader" in config.faults  # FAULT lax-body-reader: no size limit either
+    app.add_middleware(BodyLimit, enabled=not lax)
     app.add_middleware(ServerTiming)
 
     @app.exception_handler(ApiError)
@@ -164,6 +137,9 @@ def create_app(config: Config | None = None) -> FastAPI:
             {"error": {"code": "INTERNAL", "message": type(exc).__name__}}, status_code=500
         )
 
+    async def json_body(request: Request, optional: bool = False) -> Any:
+        return await read_json(request, optional=optional, lax=lax)
+
     def who(request: Request) -> Identity:
         return service.identify(_bearer(request))
 
@@ -182,19 +158,19 @@ def create_app(config: Config | None = None) -> FastAPI:
     async def create_player(request: Request) -> JSONResponse:
         ident = who(request)
         service.require(ident, "operator")
-        return ok(service.create_player(ident, await read_json(request)), 201)
+        return ok(service.create_player(ident, await json_body(request)), 201)
 
     @app.post("/v1/tables")
     async def create_table(request: Request) -> JSONResponse:
         ident = who(request)
         service.require(ident, "operator")
-        return ok(service.create_table(ident, await read_json(request)), 201)
+        return ok(service.create_table(ident, await json_body(request)), 201)
 
     @app.post("/v1/tables/{table_id}/rounds")
     async def open_round(request: Request, table_id: str) -> JSONResponse:
         ident = who(request)
         service.require(ident, "dealer")
-        body = await read_json(request, optional=True)
+        body = await json_body(request, optional=True)
         created = 200 if "open-round-answers-200" in config.faults else 201  # FAULT open-round-...
         return ok(service.open_round(ident, table_id, body), created)
 
@@ -217,25 +193,25 @@ def create_app(config: Config | None = None) -> FastAPI:
     async def reshake(request: Request, round_id: str) -> JSONResponse:
         ident = who(request)
         service.require(ident, "dealer")
-        return ok(service.reshake(ident, round_id, await read_json(request)))
+        return ok(service.reshake(ident, round_id, await json_body(request)))
 
     @app.post("/v1/rounds/{round_id}/events")
     async def event(request: Request, round_id: str) -> JSONResponse:
         ident = who(request)
         service.require(ident, "dealer")
-        return ok(service.event(ident, round_id, await read_json(request)))
+        return ok(service.event(ident, round_id, await json_body(request)))
 
     @app.post("/v1/rounds/{round_id}/result")
     async def result(request: Request, round_id: str) -> JSONResponse:
         ident = who(request)
         service.require(ident, "dealer")
-        return ok(service.enter_result(ident, round_id, await read_json(request)))
+        return ok(service.enter_result(ident, round_id, await json_body(request)))
 
     @app.post("/v1/rounds/{round_id}/pause")
     async def pause(request: Request, round_id: str) -> JSONResponse:
         ident = who(request)
         service.require(ident, "dealer")
-        return ok(service.pause(ident, round_id, await read_json(request)))
+        return ok(service.pause(ident, round_id, await json_body(request)))
 
     @app.post("/v1/rounds/{round_id}/resume")
     async def resume(request: Request, round_id: str) -> JSONResponse:
@@ -245,13 +221,13 @@ def create_app(config: Config | None = None) -> FastAPI:
     async def cancel(request: Request, round_id: str) -> JSONResponse:
         ident = who(request)
         service.require(ident, "dealer")
-        return ok(service.refund_round(ident, round_id, await read_json(request), "cancelled"))
+        return ok(service.refund_round(ident, round_id, await json_body(request), "cancelled"))
 
     @app.post("/v1/rounds/{round_id}/void")
     async def void(request: Request, round_id: str) -> JSONResponse:
         ident = who(request)
         service.require(ident, "dealer")
-        return ok(service.refund_round(ident, round_id, await read_json(request), "void"))
+        return ok(service.refund_round(ident, round_id, await json_body(request), "void"))
 
     @app.post("/v1/rounds/{round_id}/bets")
     async def place_bets(request: Request, round_id: str) -> JSONResponse:
@@ -259,7 +235,7 @@ def create_app(config: Config | None = None) -> FastAPI:
         service.require(ident, "player")
         lenient = LENIENT_SLIP_FAULTS & config.faults
         body = await (
-            read_slip_leniently(request, config.faults) if lenient else read_json(request)
+            read_slip_leniently(request, config.faults) if lenient else json_body(request)
         )
         swallow = "empty-or-garbled-slip-accepted" in config.faults
         if swallow and (body is None or body == {"bets": []}):

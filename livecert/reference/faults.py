@@ -343,6 +343,12 @@ _ENTRIES: tuple[Fault, ...] = (
         'a stake sent as a JSON number (1.5) is taken as "1.50" instead of refused',
     ),
     Fault(
+        "lax-body-reader",
+        ("REG-INPUT-01",),
+        "bodies are read as before the contract stated its limits: any size, the last of "
+        "duplicate keys kept, UTF-16 and +json types taken",
+    ),
+    Fault(
         "stake-over-limit-accepted",
         ("REG-LIMIT-01",),
         "a stake above the declared table maximum (per bet and per slip) is taken",

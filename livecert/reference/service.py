@@ -38,6 +38,8 @@ from livecert.reference.store import Row, Store
 
 CONTRACT_VERSION = "1.0.0"
 MAX_SLIP = 200
+# the longest strings taken (the contract's maxLength): a name, a reason or note, a selection
+MAX_NAME, MAX_TEXT, MAX_SELECTION, MAX_STAKE = 100, 500, 64, 32
 STATISTICS_DEPTH = 50
 FAULTY_STATISTICS_DEPTH = 30  # FAULT statistics-30-rounds
 FINISHED = frozenset({"settled", "cancelled", "void"})
@@ -114,10 +116,19 @@ def _object(body: Any, what: str) -> Json:
     return body
 
 
-def _optional_string(body: Json, name: str) -> str | None:
-    value = body.get(name)
-    if value is not None and not isinstance(value, str):
-        raise validation(f"`{name}` must be a string")
+def _optional_string(body: Json, name: str, longest: int = MAX_TEXT) -> str | None:
+    """The field's string, None where it is absent; null or another type is refused."""
+    if name not in body:
+        return None
+    value = body[name]
+    if not isinstance(value, str):
+        raise validation(f"`{name}` must be a string (or left out)")
+    return _within(value, name, longest)
+
+
+def _within(value: str, name: str, longest: int) -> str:
+    if len(value) > longest:
+        raise validation(f"`{name}` is {len(value)} characters long; at most {longest} are taken")
     return value
 
 
@@ -126,7 +137,7 @@ def _reason(body: Any) -> str:
     reason = body.get("reason")
     if not isinstance(reason, str) or not reason:
         raise validation("`reason` is required: a non-empty string")
-    return reason
+    return _within(reason, "reason", MAX_TEXT)
 
 
 class Service:
@@ -212,7 +223,7 @@ class Service:
             balance = parse_amount(balance_text, allow_zero=True)
         except MoneyError as exc:
             raise validation(f"invalid balance: {exc}") from None
-        name = _optional_string(body, "name")
+        name = _optional_string(body, "name", MAX_NAME)
         pid, token = _new_id("p"), secrets.token_urlsafe(24)
         with self.store.transaction():
             self.store.insert_player(pid, token, name, balance, self.now())
@@ -232,7 +243,7 @@ class Service:
             raise validation(f"`game` must be one of {', '.join(KNOWN_GAMES)}")
         if game not in GAMES:
             raise ApiError(422, "GAME_NOT_OFFERED", f"this server does not offer {game}")
-        name = _optional_string(body, "name")
+        name = _optional_string(body, "name", MAX_NAME)
         tid = _new_id("t")
         with self.store.transaction():
             self.store.insert_table(tid, game, name, self.now())
@@ -809,12 +820,14 @@ class Service:
                 raise validation(f"bets[{index}] must be an object", {"index": index})
             if not isinstance(bet.get("selection"), str):
                 raise validation(f"bets[{index}].selection must be a string", {"index": index})
+            _within(bet["selection"], f"bets[{index}].selection", MAX_SELECTION)
             if not isinstance(bet.get("stake"), str):
                 raise validation(
                     f'bets[{index}].stake must be a decimal string such as "10.00", '
                     "not a JSON number",
                     {"index": index},
                 )
+            _within(bet["stake"], f"bets[{index}].stake", MAX_STAKE)
             slip.append({"selection": bet["selection"], "stake": bet["stake"]})
         return slip
 

@@ -88,6 +88,7 @@ partial-slip-accepted REG-INPUT-01
 empty-or-garbled-slip-accepted REG-INPUT-01
 slip-content-type-ignored REG-INPUT-01
 stake-number-accepted REG-INPUT-01
+lax-body-reader REG-INPUT-01
 stake-over-limit-accepted REG-LIMIT-01
 stake-at-limit-refused REG-LIMIT-01
 negative-balance-allowed REG-BAL-01,REG-INPUT-01
@@ -106,7 +107,7 @@ open-round-answers-200 CONTRACT-01
 
 def test_catalogue_is_exact() -> None:
     assert "\n".join(faults.listing()) + "\n" == EXPECTED_CATALOGUE
-    assert len(faults.FAULTS) == 86
+    assert len(faults.FAULTS) == 87
     assert all(f.description for f in faults.FAULTS.values())
 
 
