@@ -60,7 +60,7 @@ def test_certify_shows_the_target_s_words_and_obeys_none(tmp_path: Path) -> None
             "--game",
             "sicbo",
             "--clauses",
-            "SB-GEN-01",
+            "REG-RECALL-01",
             "--target-url",
             url,
             "--operator-token",
