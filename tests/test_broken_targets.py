@@ -13,28 +13,16 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from cli_support import certify as run_certify
-from fake_target import INFO, fake_target, healthy_preflight, send, send_json
+from cli_support import certify_url
+from fake_target import INFO, fake_target, healthy_preflight, redirect, send, send_json
 from samples import ROUND
 from test_hostile_target import HOSTILE, SHOWN, obeyed
 
 
 def certify(url: str, tmp_path: Path, timeout: float = 2.0) -> tuple[int, str, dict, float]:
     started = time.monotonic()
-    status, certificate, output = run_certify(
-        tmp_path / "report",
-        "--no-html",  # the verdict and the messages are under test here, not the pages
-        "--game",
-        "sicbo",
-        "--target-url",
-        url,
-        "--operator-token",
-        "op-token",
-        "--dealer-token",
-        "dl-token",
-        "--timeout",
-        str(timeout),
-    )
+    # --no-html: the verdict and the messages are under test here, not the pages
+    status, certificate, output = certify_url(tmp_path / "report", url, "--timeout", str(timeout))
     return status, output, certificate, time.monotonic() - started
 
 
@@ -108,13 +96,7 @@ def test_a_target_answering_html(tmp_path: Path) -> None:
 
 
 def test_a_target_redirecting_in_a_loop(tmp_path: Path) -> None:
-    def loop(handler: BaseHTTPRequestHandler) -> None:
-        handler.send_response(302)
-        handler.send_header("Location", "/v1/info")
-        handler.send_header("Content-Length", "0")
-        handler.end_headers()
-
-    with fake_target(loop) as url:
+    with fake_target(lambda h: redirect(h, "/v1/info")) as url:
         status, output, certificate, _ = certify(url, tmp_path)
     assert_incomplete(
         status, output, certificate, "redirecting in a loop", "answered 302 to GET /v1/info"
@@ -125,11 +107,8 @@ def test_a_target_redirecting_to_a_login_page(tmp_path: Path) -> None:
     def login(handler: BaseHTTPRequestHandler) -> None:
         if handler.path == "/login":
             send(handler, 200, b"<html>Sign in</html>", "text/html")
-            return
-        handler.send_response(302)
-        handler.send_header("Location", "/login")
-        handler.send_header("Content-Length", "0")
-        handler.end_headers()
+        else:
+            redirect(handler, "/login")
 
     with fake_target(login) as url:
         status, output, certificate, _ = certify(url, tmp_path)

@@ -2,7 +2,8 @@
 refusals carry escape sequences (clear the screen, set the terminal's title), a bidi override
 (U+202E) and a NUL. certify's and doctor's output holds none of those characters, only their
 escapes; so do the certificate page, Allure's environment.properties and junit.xml (which stays
-valid XML). The evidence keeps the words as they came.
+valid XML). The evidence keeps the words as they came. (A hostile answer before the first
+scenario: tests/test_broken_targets.py, a target answering 500.)
 """
 
 import json
@@ -12,7 +13,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from cli_support import certify
+from cli_support import certify_url
 from fake_target import fake_target, healthy_preflight, send_json
 from samples import INFO
 
@@ -54,22 +55,8 @@ def test_visible_writes_every_hidden_character_as_its_escape() -> None:
 
 def test_certify_shows_the_target_s_words_and_obeys_none(tmp_path: Path) -> None:
     with fake_target(hostile) as url:
-        status, certificate, output = certify(
-            tmp_path,
-            "--no-html",  # the pages are rendered below from the same certificate
-            "--game",
-            "sicbo",
-            "--clauses",
-            "REG-RECALL-01",
-            "--target-url",
-            url,
-            "--operator-token",
-            "op-token",
-            "--dealer-token",
-            "dl-token",
-            "--timeout",
-            "2",
-        )
+        # --no-html: the pages are rendered below from the same certificate
+        status, certificate, output = certify_url(tmp_path, url, "--clauses", "REG-RECALL-01")
     assert status == 2, output
     assert not obeyed(output), output
     assert f"target: {SHOWN} 1\\x1b[31m at " in output
@@ -104,24 +91,3 @@ def test_doctor_shows_the_target_s_words_and_obeys_none(capsys: pytest.CaptureFi
     assert not obeyed(output), output
     assert f"reached {url}: {SHOWN} 1\\x1b[31m" in output
     assert f"create a player: refused (400 BAD\\x1b[2J): {SHOWN}" in output
-
-
-def test_a_hostile_error_message_before_the_first_scenario_is_shown(tmp_path: Path) -> None:
-    with fake_target(lambda h: send_json(h, 500, {"error": {"message": HOSTILE}})) as url:
-        status, certificate, output = certify(
-            tmp_path,
-            "--no-html",
-            "--game",
-            "sicbo",
-            "--target-url",
-            url,
-            "--operator-token",
-            "op",
-            "--dealer-token",
-            "dl",
-            "--timeout",
-            "2",
-        )
-    assert status == 2 and certificate["verdict"] == "incomplete", output
-    assert not obeyed(output), output
-    assert "target: answered 500 to GET /v1/info: " in output
