@@ -57,6 +57,17 @@ def html_value(value: object) -> object:
     return value
 
 
+def visible_data(data: object) -> object:
+    """`data` (parsed JSON) with every string in it shown visibly, newlines and tabs kept."""
+    if isinstance(data, str):
+        return visible(data, LINES)
+    if isinstance(data, list):
+        return [visible_data(item) for item in data]
+    if isinstance(data, dict):
+        return {key: visible_data(value) for key, value in data.items()}
+    return data
+
+
 def properties_value(text: object) -> str:
     """A value for a Java .properties file (Allure's environment.properties): shown visibly, a
     backslash doubled (the format's escape character), and anything beyond ASCII as \\uXXXX,

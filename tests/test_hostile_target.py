@@ -18,7 +18,7 @@ from fake_target import fake_target, healthy_preflight, send_json
 from samples import INFO
 
 from livecert.cli import main
-from livecert.report.allure_report import environment_properties
+from livecert.report.allure_report import prepare_results
 from livecert.report.certificate_page import render_certificate
 from livecert.target_text import LINES, properties_value, visible
 
@@ -76,7 +76,17 @@ def test_certify_shows_the_target_s_words_and_obeys_none(tmp_path: Path) -> None
     assert not obeyed(page)
     assert "evil&lt;i&gt;\\x1b[2J\\x1b]0;pwned\\x07\\u202e\\x00name 1\\x1b[31m" in page
 
-    properties = environment_properties(certificate)
+    results = tmp_path / "allure-results"
+    prepare_results(results, certificate, None)  # what `livecert report` does before Allure
+    # every string Allure shows, as it reads them
+    shown = json.dumps(
+        [json.loads(p.read_text(encoding="utf-8")) for p in results.glob("*-result.json")],
+        ensure_ascii=False,
+    )
+    assert not obeyed(shown)
+    assert json.dumps(f"refused (400 BAD\\x1b[2J): {SHOWN}", ensure_ascii=False)[1:-1] in shown
+
+    properties = (results / "environment.properties").read_text(encoding="utf-8")
     assert not obeyed(properties)
     line = next(x for x in properties.splitlines() if x.startswith("Target\\ implementation="))
     assert line.endswith("=" + SHOWN.replace("\\", "\\\\") + " 1\\\\x1b[31m")

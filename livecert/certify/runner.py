@@ -138,6 +138,9 @@ def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[st
         # would only cost a second per run (plugins re-rewritten when bytecode is not cached)
         "--assert=plain",
         "--tb=line",
+        # certify reads pytest's output and shows it (the target's words in it) visibly: pytest's
+        # own colour codes would be shown as text too
+        "--color=no",
         "-q" if not options.quiet else "-qq",
         f"--livecert-record={folder / 'run-record.jsonl'}",
         f"--alluredir={folder / 'allure-results'}",
