@@ -37,7 +37,7 @@ def visible(text: object, keep: str = "") -> str:
     """`text` (as str) with every control, format or separator character not in `keep` written
     as its escape: `visible("a\\x1b[2J")` is the nine characters `a\\x1b[2J`."""
     text = str(text)
-    if text.isprintable() and not keep:  # the usual case, at C speed
+    if text.isprintable():  # the usual case, at C speed: nothing hidden in it
         return text
     return "".join(
         _shown(c) if unicodedata.category(c) in _HIDDEN and c not in keep else c for c in text
