@@ -164,6 +164,7 @@ def _run_certify(args: argparse.Namespace) -> int:
     from livecert.contract import CONTRACT_CLAUSES
     from livecert.rules import load_catalogue
     from livecert.rules.profiles import ProfileError, load_profile
+    from livecert.target_text import terminal_lines
 
     drives_own_target = args.target_url or not _uses_contract(args)
     if drives_own_target and (args.reference_fault or args.reference_without):
@@ -230,7 +231,7 @@ def _run_certify(args: argparse.Namespace) -> int:
     except CertifyError as error:
         print(f"livecert certify: {error}", file=sys.stderr)
         return 3
-    print("\n".join(summary_lines(certificate, folder)))
+    print(terminal_lines(summary_lines(certificate, folder)))
     return status
 
 
@@ -267,7 +268,7 @@ def _run_doctor(args: argparse.Namespace) -> int:
     else:
         print("livecert doctor: no --target-url; checking the embedded reference server")
         diagnosis = diagnose_reference(args.timeout, probe=args.probe)
-    print("\n".join(diagnosis.lines()))
+    print(diagnosis.text())
     return 0 if diagnosis.healthy else 1
 
 
@@ -363,13 +364,14 @@ def _main(argv: list[str] | None = None) -> int:
         return _run_doctor(args)
     if args.command == "report":
         from livecert.certify.runner import CertifyError, rebuild_report
+        from livecert.target_text import terminal_lines
 
         try:
             messages = rebuild_report(args.folder)
         except CertifyError as error:
             print(f"livecert report: {error}", file=sys.stderr)
             return 3
-        print("\n".join(messages))
+        print(terminal_lines(messages))
         return 0
     if args.command == "certify":
         return _run_certify(args)

@@ -13,6 +13,25 @@ def certify(folder: Path, *args: str, env: dict[str, str] | None = None) -> tupl
     return done.returncode, certificate, done.stdout + done.stderr
 
 
+def certify_url(folder: Path, url: str, *args: str) -> tuple[int, dict, str]:
+    """`livecert certify --no-html` of Sic Bo at `url` with made-up tokens, a 2 s timeout unless
+    `args` give one: for the fake targets, whose answers and messages are under test."""
+    return certify(
+        folder,
+        "--no-html",
+        "--game",
+        "sicbo",
+        "--target-url",
+        url,
+        "--operator-token",
+        "op-token",
+        "--dealer-token",
+        "dl-token",
+        *(() if "--timeout" in args else ("--timeout", "2")),
+        *args,
+    )
+
+
 def certify_mapping(
     folder: Path, mapping: Path, url: str, env: dict, *args: str
 ) -> tuple[int, dict, str]:

@@ -23,6 +23,13 @@ def send_json(handler: BaseHTTPRequestHandler, status: int, body: object) -> Non
     send(handler, status, json.dumps(body).encode(), "application/json")
 
 
+def redirect(handler: BaseHTTPRequestHandler, location: str) -> None:
+    handler.send_response(302)
+    handler.send_header("Location", location)
+    handler.send_header("Content-Length", "0")
+    handler.end_headers()
+
+
 def healthy_preflight(handler: BaseHTTPRequestHandler) -> bool:
     """Answer info and whoami like a good target; True when the request was one of those."""
     token = handler.headers.get("Authorization", "")

@@ -2,6 +2,8 @@
 and never a hang: unreachable, 500, a hang past the timeout, HTML instead of JSON, refused
 credentials, a connection dropped mid-answer, and a target that breaks after the run started
 (down, or no longer accepting the tokens it accepted: its session changed under the run).
+Redirects too (in a loop, or to a login page). The summary's target line says what the target
+answered ("answered 500 to GET /v1/info"), never "did not answer" when it did.
 """
 
 import json
@@ -11,27 +13,16 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from cli_support import certify as run_certify
-from fake_target import INFO, fake_target, healthy_preflight, send, send_json
+from cli_support import certify_url
+from fake_target import INFO, fake_target, healthy_preflight, redirect, send, send_json
 from samples import ROUND
+from test_hostile_target import HOSTILE, SHOWN, obeyed
 
 
 def certify(url: str, tmp_path: Path, timeout: float = 2.0) -> tuple[int, str, dict, float]:
     started = time.monotonic()
-    status, certificate, output = run_certify(
-        tmp_path / "report",
-        "--no-html",  # the verdict and the messages are under test here, not the pages
-        "--game",
-        "sicbo",
-        "--target-url",
-        url,
-        "--operator-token",
-        "op-token",
-        "--dealer-token",
-        "dl-token",
-        "--timeout",
-        str(timeout),
-    )
+    # --no-html: the verdict and the messages are under test here, not the pages
+    status, certificate, output = certify_url(tmp_path / "report", url, "--timeout", str(timeout))
     return status, output, certificate, time.monotonic() - started
 
 
@@ -40,12 +31,20 @@ def scenario_records(tmp_path: Path) -> list[dict]:
     return [r for r in map(json.loads, lines) if r["type"] == "scenario"]
 
 
-def assert_incomplete(status: int, output: str, certificate: dict, says: str) -> None:
+def assert_incomplete(
+    status: int, output: str, certificate: dict, says: str, target: str = ""
+) -> None:
+    """Incomplete, with `says` in the certificate and in the whole output, which holds no
+    traceback and nothing of pytest's internals; the summary's target line starts `target`."""
     assert status == 2, output
     assert certificate["verdict"] == "incomplete"
     assert any(says in e for e in certificate["target_errors"]), certificate["target_errors"]
     assert says in output
-    assert "Traceback" not in output
+    assert "Traceback" not in output and "_pytest" not in output, output
+    if target:
+        assert f"\n  target: {target}" in output, output
+    if target.startswith("answered"):
+        assert "did not answer" not in output, output
     assert (
         all(row["status"] != "passed" for row in certificate["clauses"].values() if row["in_scope"])
         or certificate["summary"]["scenarios"] > 0
@@ -60,17 +59,21 @@ def closed_port() -> int:
 
 def test_an_unreachable_target(tmp_path: Path) -> None:
     status, output, certificate, elapsed = certify(f"http://127.0.0.1:{closed_port()}", tmp_path)
-    assert_incomplete(status, output, certificate, "cannot connect")
+    assert_incomplete(
+        status, output, certificate, "cannot connect", "did not answer GET /v1/info: cannot connect"
+    )
     assert certificate["summary"]["scenarios"] == 0
     assert elapsed < 60
 
 
 def test_a_target_answering_500(tmp_path: Path) -> None:
-    with fake_target(
-        lambda h: send_json(h, 500, {"error": {"code": "INTERNAL", "message": "boom"}})
-    ) as url:
+    """Its message, hostile (escape sequences, a bidi override, a NUL), is shown, not obeyed."""
+    body = f"upstream failed: {HOSTILE}".encode()
+    with fake_target(lambda h: send(h, 500, body, "text/plain; charset=utf-8")) as url:
         status, output, certificate, _ = certify(url, tmp_path)
-    assert_incomplete(status, output, certificate, "answered 500")
+    assert_incomplete(status, output, certificate, "answered 500", "answered 500 to GET /v1/info")
+    assert not obeyed(output), output
+    assert f"target: answered 500 to GET /v1/info: 'upstream failed: {SHOWN}' (at {url})" in output
 
 
 def test_a_target_that_hangs_past_the_timeout(tmp_path: Path) -> None:
@@ -87,7 +90,32 @@ def test_a_target_answering_html(tmp_path: Path) -> None:
     page = b"<html><body><b>Warning</b>: mysql_connect() failed</body></html>"
     with fake_target(lambda h: send(h, 200, page, "text/html")) as url:
         status, output, certificate, _ = certify(url, tmp_path)
-    assert_incomplete(status, output, certificate, "not JSON")
+    assert_incomplete(
+        status, output, certificate, "not JSON", "answered 200 to GET /v1/info: '<html><body>"
+    )
+
+
+def test_a_target_redirecting_in_a_loop(tmp_path: Path) -> None:
+    with fake_target(lambda h: redirect(h, "/v1/info")) as url:
+        status, output, certificate, _ = certify(url, tmp_path)
+    assert_incomplete(
+        status, output, certificate, "redirecting in a loop", "answered 302 to GET /v1/info"
+    )
+
+
+def test_a_target_redirecting_to_a_login_page(tmp_path: Path) -> None:
+    def login(handler: BaseHTTPRequestHandler) -> None:
+        if handler.path == "/login":
+            send(handler, 200, b"<html>Sign in</html>", "text/html")
+        else:
+            redirect(handler, "/login")
+
+    with fake_target(login) as url:
+        status, output, certificate, _ = certify(url, tmp_path)
+    says = (
+        f"answered 302, a redirect to {url}/login, which answered 200 with a body that is not JSON"
+    )
+    assert_incomplete(status, output, certificate, says, "answered 302 to GET /v1/info")
 
 
 def test_refused_credentials(tmp_path: Path) -> None:
@@ -99,7 +127,7 @@ def test_refused_credentials(tmp_path: Path) -> None:
 
     with fake_target(refuse) as url:
         status, output, certificate, _ = certify(url, tmp_path)
-    assert_incomplete(status, output, certificate, "refused the operator token")
+    assert_incomplete(status, output, certificate, "refused the operator token", "fake 0 at")
     assert "--operator-token" in output
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fake_target import fake_target, healthy_preflight, send, send_json
+from fake_target import fake_target, healthy_preflight, redirect, send, send_json
 from samples import INFO
 from vendor_support import MAPPING, vendor_server
 
@@ -43,6 +43,29 @@ def test_html_instead_of_json_is_named() -> None:
         diagnosis = diagnose(url, "op", "dealer", timeout=2)
     [check] = diagnosis.checks
     assert check.status == FAIL and "JSON" in check.what
+
+
+def login_page(handler: BaseHTTPRequestHandler) -> None:
+    if handler.path == "/login":
+        send(handler, 200, b"<html>Sign in</html>", "text/html")
+    else:
+        redirect(handler, "/login")
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "says"),
+    [
+        (lambda h: send(h, 500, b"upstream down", "text/plain"), "answered 500: 'upstream down'"),
+        (lambda h: redirect(h, "/v1/info"), "answered 302, redirecting in a loop (exceeded 30"),
+        (login_page, "answered 302, a redirect to {url}/login, which answered 200 with a body"),
+    ],
+    ids=["500", "a redirect loop", "a redirect to a login page"],
+)
+def test_what_the_target_answered_is_named(behaviour, says: str) -> None:
+    with fake_target(behaviour) as url:
+        diagnosis = diagnose(url, "op", "dealer", timeout=2)
+    [check] = diagnosis.checks
+    assert check.status == FAIL and f"GET {url}/v1/info: {says.format(url=url)}" in check.what
 
 
 def test_info_outside_the_contract_points_at_the_schema() -> None:

@@ -11,7 +11,14 @@ class TargetError(AdapterError):
     Not a finding about the rules: the run stops and the verdict is `incomplete`.
     """
 
-    def __init__(self, operation: str, message: str, request: str = "") -> None:
+    def __init__(
+        self,
+        operation: str,
+        message: str,
+        request: str = "",
+        answered: int | None = None,
+        answer: str = "",
+    ) -> None:
         text = f"target error during {operation}: {message}"
         if request:
             text += f" (request: {request})"
@@ -19,6 +26,8 @@ class TargetError(AdapterError):
         self.operation = operation
         self.detail = message
         self.request = request
+        self.answered = answered  # the HTTP status the target answered with, if it answered
+        self.answer = answer  # the start of what it answered, as it came
 
 
 class CredentialsError(TargetError):

@@ -151,17 +151,24 @@ class HttpAdapter:
         )
         text = response.text
         status = response.status_code
+        # a redirect followed: what the request itself was answered, and where it led
+        first = response.history[0].status_code if response.history else status
+        said = f"answered {first}" + (
+            f", a redirect to {response.url}, which answered {status}" if response.history else ""
+        )
         if status >= 500:
             raise TargetError(
-                operation, f"answered {status}: {text[:300]!r}", f"{method} {full_url}"
+                operation, f"{said}: {text[:300]!r}", f"{method} {full_url}", first, text[:300]
             )
         try:
             parsed = response.json()
         except ValueError:
             raise TargetError(
                 operation,
-                f"answered {status} with a body that is not JSON: {text[:300]!r}",
+                f"{said} with a body that is not JSON: {text[:300]!r}",
                 f"{method} {full_url}",
+                first,
+                text[:300],
             ) from None
         self.contract.check_response(method, path, status, parsed)
         if status >= 400:
@@ -181,7 +188,7 @@ class HttpAdapter:
                 )
             raise Refused(operation, status, code, message)
         if status >= 300:
-            raise TargetError(operation, f"answered {status}", f"{method} {full_url}")
+            raise TargetError(operation, said, f"{method} {full_url}", first)
         return parsed
 
     def close(self) -> None:

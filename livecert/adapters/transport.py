@@ -44,6 +44,12 @@ def describe_error(
         return f"no connection within {timeout[0]:g} s to {base_url}"
     if isinstance(error, requests.ReadTimeout):
         return f"no answer within {timeout[1]:g} s"
+    if isinstance(error, requests.TooManyRedirects):
+        last, why = error.response, str(error).rstrip(".").lower()  # "exceeded 30 redirects"
+        if last is None:
+            return f"redirected in a loop ({why})"
+        to = last.headers.get("location")
+        return f"answered {last.status_code}, redirecting in a loop ({why}, the last to {to!r})"
     if isinstance(error, requests.ConnectionError):
         if never_sent(error):
             return f"cannot connect to {base_url} (is the server running?)"
@@ -81,7 +87,8 @@ def send_recorded(
             if retry:
                 time.sleep(0.2 * attempt)
                 continue
-            raise TargetError(operation, exchange.error, request_line) from None
+            answered = error.response.status_code if error.response is not None else None
+            raise TargetError(operation, exchange.error, request_line, answered) from None
         exchange.elapsed_ms = (time.perf_counter() - started) * 1000
         exchange.status, exchange.response_body = response.status_code, clip(response.text)
         recorder.add(exchange)

@@ -349,6 +349,16 @@ def _not_applicable(statuses: dict[str, dict], target: dict, games: tuple[str, .
             row.pop("not_testable", None)
 
 
+def _target(target: dict, records: list[dict]) -> dict[str, Any]:
+    """The target's identity as it declared it; when it never did, what it answered instead
+    (`preflight`: "answered 500 to GET /v1/info: ...", "did not answer ...: cannot connect")."""
+    shown = {k: v for k, v in target.items() if k != "type"}
+    answers = [r["answer"] for r in records if r["type"] == "target_error" and r.get("answer")]
+    if not target and answers:
+        shown["preflight"] = answers[0]
+    return shown
+
+
 def build_certificate(
     records: list[dict],
     games: tuple[str, ...],
@@ -462,7 +472,7 @@ def build_certificate(
                 )
             ),
         },
-        "target": {k: v for k, v in target.items() if k != "type"},
+        "target": _target(target, records),
         "verdict": verdict,
         "verdict_statement": statement,
         "verdict_reasons": reasons,

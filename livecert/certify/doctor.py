@@ -44,6 +44,7 @@ from livecert.harness.embedded import EmbeddedServer, EmbeddedServerError
 from livecert.harness.read_balances import ACCOUNTS_NEEDED
 from livecert.harness.sweep import instant, offered_codes
 from livecert.rules import ROUNDING_MODES, expected_settlement, load_paytable
+from livecert.target_text import terminal_lines
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 
@@ -76,6 +77,11 @@ class Diagnosis:
                 out.append(f"       -> {check.advice}")
         verdict = "ready to certify" if self.healthy else "fix the FAIL lines before certifying"
         return [*out, "", f"livecert doctor: {verdict}"]
+
+    def text(self) -> str:
+        """The lines for the terminal: the target's words in them (its name, its messages)
+        shown visibly, each line one line."""
+        return terminal_lines(self.lines())
 
 
 def _declarations(info: TargetInfo, diagnosis: Diagnosis, speaks_contract: bool = True) -> None:

@@ -5,6 +5,7 @@ results, JUnit XML and the run record; this module then builds certificate.json 
 and points reports/latest at the new folder.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from xml.etree import ElementTree
 
 import livecert
 from livecert.adapters.registry import CANONICAL, is_canonical
@@ -24,6 +26,7 @@ from livecert.harness.sweep import sweep_only_problem
 from livecert.report import publish
 from livecert.rules.paytable import use_profile
 from livecert.rules.profiles import load_profile
+from livecert.target_text import LINES, copy_visible, visible
 
 # the pytest plugins the certification suite needs, loaded by name (autoloading is off)
 SUITE_PLUGINS = ("pytest_bdd.plugin", "allure_pytest_bdd.plugin", "_hypothesis_pytestplugin")
@@ -137,6 +140,9 @@ def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[st
         # would only cost a second per run (plugins re-rewritten when bytecode is not cached)
         "--assert=plain",
         "--tb=line",
+        # certify reads pytest's output and shows it (the target's words in it) visibly: pytest's
+        # own colour codes would be shown as text too
+        "--color=no",
         "-q" if not options.quiet else "-qq",
         f"--livecert-record={folder / 'run-record.jsonl'}",
         f"--alluredir={folder / 'allure-results'}",
@@ -187,21 +193,16 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         env["LIVECERT_DEALER_TOKEN"] = options.dealer_token
     command = pytest_command(options, folder, root)
     started = time.monotonic()
-    if options.output is None:
-        completed = subprocess.run(command, cwd=root, env=env, check=False)
-    else:
-        with options.output.open("w", encoding="utf-8") as sink:
-            completed = subprocess.run(
-                command, cwd=root, env=env, check=False, stdout=sink, stderr=subprocess.STDOUT
-            )
+    returncode = _run_shown(command, root, env, options.output)
     elapsed = time.monotonic() - started
+    show_junit_visibly(folder / "junit.xml")
     record_path = folder / "run-record.jsonl"
     records = read_run_record(record_path) if record_path.exists() else []
-    if completed.returncode not in (0, 1, 3) and not any(r["type"] == "target" for r in records):
+    if returncode not in (0, 1, 3) and not any(r["type"] == "target" for r in records):
         records.append(
             {
                 "type": "target_error",
-                "message": f"the test run ended with status {completed.returncode} before any "
+                "message": f"the test run ended with status {returncode} before any "
                 "scenario ran (see the output above)",
             }
         )
@@ -211,7 +212,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         or (None if is_canonical(options.adapter) else "(the adapter's own)")
         or "(embedded reference server)",
         "adapter": options.adapter or CANONICAL,
-        "pytest_exit_status": completed.returncode,
+        "pytest_exit_status": returncode,
         "duration_seconds": round(elapsed, 1),
         "report_dir": str(folder),
         "files": {
@@ -236,6 +237,51 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     return EXIT_CODES[certificate["verdict"]], certificate, folder
 
 
+def _run_shown(command: list[str], root: Path, env: dict[str, str], output: Path | None) -> int:
+    """Run pytest with its output (the target's words in it) shown visibly, on the terminal or
+    in `output`; its exit status. When the terminal's reader has gone (a closed pipe) the run
+    still finishes and writes its report; the next print ends the command quietly."""
+    with contextlib.ExitStack() as stack:
+        sink = (
+            sys.stdout
+            if output is None
+            else stack.enter_context(output.open("w", encoding="utf-8"))
+        )
+        process = stack.enter_context(
+            subprocess.Popen(
+                command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+            )
+        )
+        assert process.stdout is not None
+        copy_visible(process.stdout, sink)
+        return process.wait()
+
+
+def show_junit_visibly(path: Path) -> None:
+    """junit.xml with the target's words shown visibly: pytest already writes the characters
+    XML forbids as `#x1B`; the ones it allows but a viewer obeys (a bidi override, C1 controls)
+    are written as escapes here too."""
+    if not path.is_file():
+        return
+    try:
+        tree = ElementTree.parse(path)
+    except ElementTree.ParseError:
+        return  # not pytest's file: leave it as it is
+    changed = False
+    for element in tree.iter():
+        for name, value in element.attrib.items():
+            if (shown := visible(value, LINES)) != value:
+                element.set(name, shown)
+                changed = True
+        for part in ("text", "tail"):
+            value = getattr(element, part)
+            if value and (shown := visible(value, LINES)) != value:
+                setattr(element, part, shown)
+                changed = True
+    if changed:
+        tree.write(path, encoding="utf-8", xml_declaration=True)
+
+
 def previous_report(folder: Path) -> Path | None:
     """The run `latest` points at beside `folder` (for Allure's history), if another run."""
     latest = folder.parent / "latest"
@@ -258,6 +304,15 @@ def _statement(certificate: dict) -> str:
     return certificate.get("verdict_statement") or certificate["verdict"]
 
 
+def target_words(certificate: dict) -> str:
+    """The target as it named itself, or what it answered when it never did, and where."""
+    target = certificate["target"]
+    where = target.get("url") or certificate["run"].get("target_url")
+    if "name" in target:
+        return f"{target['name']} {target.get('version', '')} at {where}"
+    return f"{target.get('preflight', 'never asked')} (at {where})"
+
+
 def summary_lines(certificate: dict, folder: Path) -> list[str]:
     """What certify prints at the end: the verdict, the clause counts, where the report is."""
     statuses = certificate["clauses"]
@@ -270,9 +325,7 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
         "",
         f"livecert {certificate['harness']['version']} — verdict: "
         f"{_statement(certificate).upper()}",
-        f"  target: {certificate['target'].get('name', '(did not answer)')} "
-        f"{certificate['target'].get('version', '')} at "
-        f"{certificate['target'].get('url') or certificate['run'].get('target_url')}",
+        f"  target: {target_words(certificate)}",
         f"  clauses in scope: {len(in_scope)} — passed {count['passed']}, failed "
         f"{count['failed']}, not tested {count['not-tested']}"
         + (f", not applicable {count['not-applicable']}" if count["not-applicable"] else ""),

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from livecert.target_text import properties_value, visible_data
+
 ALLURE_VERSION = "2.46.1"
 SINGLE_FILE = "allure-report.html"
 REPORT_FOLDER = "allure-report"
@@ -151,7 +153,9 @@ def environment_properties(certificate: dict) -> str:
     pairs = {
         "Verdict": certificate.get("verdict_statement") or certificate["verdict"],
         "Target URL": target.get("url") or certificate["run"].get("target_url", ""),
-        "Target implementation": f"{target.get('name', '?')} {target.get('version', '')}".strip(),
+        "Target implementation": f"{target.get('name', '?')} {target.get('version', '')}".strip()
+        if "name" in target
+        else target.get("preflight", "?"),
         "Harness": f"livecert {harness['version']}",
         "Contract version": harness["contract_version"],
         "Rules profile": _profile_words(certificate["scope"]["rules_profile"]),
@@ -169,12 +173,24 @@ def environment_properties(certificate: dict) -> str:
         pairs[f"sha256 {document['name']}"] = document["sha256"]
     if target.get("faults"):
         pairs["Seeded faults (reference)"] = ", ".join(target["faults"])
-    escaped = {key.replace(" ", "\\ "): value for key, value in pairs.items()}
+    escaped = {key.replace(" ", "\\ "): properties_value(value) for key, value in pairs.items()}
     return "".join(f"{key}={value}\n" for key, value in escaped.items())
+
+
+def show_results_visibly(results: Path) -> None:
+    """The scenarios' results as Allure shows them, the target's words in their names and
+    messages shown visibly (a bidi override in a failure message would reorder it on the page);
+    the attachments, the exchanges as they came, are left as they are."""
+    for path in sorted([*results.glob("*-result.json"), *results.glob("*-container.json")]):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        shown = visible_data(data)
+        if shown != data:
+            path.write_text(json.dumps(shown), encoding="utf-8")
 
 
 def prepare_results(results: Path, certificate: dict, previous_report: Path | None) -> None:
     """Environment, categories and the previous run's history, written into the results."""
+    show_results_visibly(results)
     (results / "environment.properties").write_text(
         environment_properties(certificate), encoding="utf-8"
     )

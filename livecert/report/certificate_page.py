@@ -8,6 +8,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from livecert.report.charts import Chart
 from livecert.report.manifest import Entry
+from livecert.target_text import html_value
 
 CERTIFICATE_PAGE = "certificate.html"
 GAME_NAMES = {"sicbo": "Sic Bo", "xocdia": "Xoc Dia"}
@@ -19,6 +20,7 @@ def _environment() -> Environment:
         autoescape=select_autoescape(["html", "j2"]),
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=html_value,  # the target's words shown, never obeyed (then HTML-escaped)
     )
 
 

@@ -255,12 +255,15 @@ class Calls:
         status = response.status_code
         text = self.sessions.masked(response.text) or ""
         if status >= 500:
-            raise TargetError(operation, f"answered {status}: {text[:300]!r}", where)
+            raise TargetError(
+                operation, f"answered {status}: {text[:300]!r}", where, status, text[:300]
+            )
         if 300 <= status < 400:
             raise TargetError(
                 operation,
                 f"answered {status}, redirecting to {response.headers.get('location')!r}",
                 where,
+                status,
             )
         try:
             body = json.loads(response.text, parse_float=Decimal)
@@ -269,6 +272,8 @@ class Calls:
                 operation,
                 f"answered {status} with a body that is not JSON: {text[:300]!r}",
                 where,
+                status,
+                text[:300],
             ) from None
         rules = self._responses(spec)
         success = rules.get("success", {})
@@ -284,7 +289,7 @@ class Calls:
             if message is MISSING or message is None:
                 message = response.text[:300]
             if status < 400 and not success:
-                raise TargetError(operation, f"answered {status}", where)
+                raise TargetError(operation, f"answered {status}", where, status)
             raise Refused(
                 operation,
                 status,

@@ -1,0 +1,113 @@
+"""Text that came from a target is data: shown, never obeyed.
+
+A target's name, error messages and answers reach the lab's terminal and its report files. A
+control character there is an instruction to whatever displays it: ESC sequences clear a
+terminal or set its title, a carriage return or a newline forges a line, a bidi override (U+202E)
+shows text in another order than it is, a NUL or a lone surrogate breaks a file. Every place
+that prints or writes such text passes it through `visible` (or one of its forms below), which
+replaces each such character with its escape as Python writes it (`\\x1b`, `\\u202e`): readable,
+and inert everywhere. The evidence (run record, exchanges) keeps the text as it came; JSON
+escapes it there itself.
+
+It imports nothing of the project, so every layer may use it (ARCHITECTURE.md).
+"""
+
+import codecs
+import unicodedata
+from collections.abc import Iterator
+from typing import BinaryIO, TextIO
+
+# control characters (C0, DEL, C1), format characters (bidi overrides and isolates, zero-width
+# characters, the BOM), lone surrogates, and the line and paragraph separators
+_HIDDEN = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+LINES = "\n\t"  # what a multi-line text (pytest's output, a <pre>) keeps as it is
+
+
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _shown(char: str) -> str:
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: object, keep: str = "") -> str:
+    """`text` (as str) with every control, format or separator character not in `keep` written
+    as its escape: `visible("a\\x1b[2J")` is the nine characters `a\\x1b[2J`."""
+    text = str(text)
+    if text.isprintable():  # the usual case, at C speed: nothing hidden in it
+        return text
+    return "".join(
+        _shown(c) if unicodedata.category(c) in _HIDDEN and c not in keep else c for c in text
+    )
+
+
+def terminal_lines(lines: list[str]) -> str:
+    """Lines for the terminal, each shown as one line whatever it holds, joined by newlines."""
+    return "\n".join(visible(line) for line in lines)
+
+
+def html_value(value: object) -> object:
+    """Jinja's `finalize` for the report pages: every string shown visibly, its newlines and tabs
+    kept (autoescaping then escapes the HTML)."""
+    if isinstance(value, str) and not hasattr(value, "__html__"):  # Markup is already HTML
+        return visible(value, LINES)
+    return value
+
+
+def visible_data(data: object) -> object:
+    """`data` (parsed JSON) with every string in it shown visibly, newlines and tabs kept."""
+    if isinstance(data, str):
+        return visible(data, LINES)
+    if isinstance(data, list):
+        return [visible_data(item) for item in data]
+    if isinstance(data, dict):
+        return {key: visible_data(value) for key, value in data.items()}
+    return data
+
+
+def properties_value(text: object) -> str:
+    """A value for a Java .properties file (Allure's environment.properties): shown visibly, a
+    backslash doubled (the format's escape character), and anything beyond ASCII as \\uXXXX,
+    which both of Java's readers (ISO-8859-1 and UTF-8) read back the same."""
+    out = []
+    for char in visible(text):
+        if char == "\\":
+            out.append("\\\\")
+        elif ord(char) < 0x80:
+            out.append(char)
+        else:
+            encoded = char.encode("utf-16-be")
+            out += [
+                f"\\u{int.from_bytes(encoded[i : i + 2]):04x}" for i in (0, 2)[: len(encoded) // 2]
+            ]
+    return "".join(out)
+
+
+def visible_chunks(source: BinaryIO, size: int = 65536) -> Iterator[str]:
+    """A byte stream (a subprocess's output) decoded as UTF-8 (a byte that is not shown as
+    `\\xNN`) and shown visibly, keeping its lines; a character split between two reads is
+    decoded whole."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="backslashreplace")
+    while chunk := source.read1(size) if hasattr(source, "read1") else source.read(size):
+        yield visible(decoder.decode(chunk), LINES)
+    if tail := decoder.decode(b"", final=True):
+        yield visible(tail, LINES)
+
+
+def copy_visible(source: BinaryIO, sink: TextIO | None) -> bool:
+    """Copy `source` to `sink` shown visibly, to its end; answer False when the sink's reader
+    went away (a closed pipe), after which the rest is read and dropped, so the writer is never
+    left blocked on a full pipe."""
+    open_ = sink is not None
+    for text in visible_chunks(source):
+        if not open_:
+            continue
+        try:
+            sink.write(text)  # type: ignore[union-attr]
+            sink.flush()  # type: ignore[union-attr]
+        except BrokenPipeError:
+            open_ = False
+    return open_
