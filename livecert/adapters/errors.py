@@ -21,6 +21,11 @@ class TargetError(AdapterError):
         self.request = request
 
 
+class RunCut(TargetError):
+    """The run's end (--max-duration) came during a request: the run stops, `incomplete`, and
+    the certificate says the run was cut, not that the target failed."""
+
+
 class CredentialsError(TargetError):
     """The target refused the credentials the harness was given."""
 

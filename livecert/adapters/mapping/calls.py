@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 
 import requests
 
+from livecert.adapters.bounds import Bounds
 from livecert.adapters.errors import Refused, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.mapping.document import MappingError, MappingFile, may_resend
@@ -60,10 +61,12 @@ class Calls:
         timeout: tuple[float, float],
         recorder: ExchangeRecorder,
         filters: dict[str, Filter],
+        bounds: Bounds,
     ) -> None:
         self.mapping = mapping
         self.base_url = base_url
         self.timeout = timeout
+        self.bounds = bounds
         self.recorder = recorder
         self.filters = filters
         self.sessions = Sessions(mapping, base_url, filters, self.http)
@@ -213,12 +216,12 @@ class Calls:
             shown["Cookie"] = jar_cookies
         method, shown_url, shown_body = spec["method"], masked(url), masked(body)
         return send_recorded(
-            lambda: session.request(
+            lambda deadline: session.request(
                 method,
                 url,
                 data=body.encode() if body is not None else None,
                 headers=headers,
-                timeout=self.timeout,
+                timeout=deadline,
                 allow_redirects=False,
             ),
             lambda: Exchange(
@@ -240,6 +243,7 @@ class Calls:
             resend_safe=resend_safe,
             base_url=self.base_url,
             timeout=self.timeout,
+            bounds=self.bounds,
         )
 
     def _responses(self, spec: dict) -> dict:
