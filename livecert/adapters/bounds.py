@@ -64,13 +64,30 @@ class Bounds:
     run_ends_at: float | None = None
     max_duration: float | None = None
 
+    @classmethod
+    def for_run(
+        cls,
+        request_deadline: float = DEFAULT_REQUEST_DEADLINE,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        max_duration: float | None = None,
+        ends_at: float | None = None,
+    ) -> "Bounds":
+        """The bounds of a run starting now: it ends `max_duration` seconds from now, or at
+        `ends_at` when the process that started it says when (it counts the time before)."""
+        if max_duration is not None and ends_at is None:
+            ends_at = time.time() + max_duration
+        return cls(request_deadline, max_answer_bytes, ends_at, max_duration)
+
+    def run_left(self) -> float | None:
+        """Seconds until the run's end (None: no end)."""
+        return None if self.run_ends_at is None else self.run_ends_at - time.time()
+
     def deadline(self, timeout: tuple[float, float]) -> "Deadline":
         """The deadline of a request starting now: its own, or the run's end if that is sooner."""
         allowed, by_run = self.request_deadline, False
-        if self.run_ends_at is not None:
-            run_left = self.run_ends_at - time.time()
-            if run_left < allowed:
-                allowed, by_run = run_left, True
+        run_left = self.run_left()
+        if run_left is not None and run_left < allowed:
+            allowed, by_run = run_left, True
         return Deadline(time.monotonic() + allowed, timeout, self.max_answer_bytes, by_run, self)
 
 
@@ -101,18 +118,23 @@ class Deadline:
     def limit(self) -> str:
         """The bound that set this deadline, and how to change it."""
         if self.by_run:
-            return f"the run was cut by --max-duration ({self.bounds.max_duration or 0:g} s)"
+            duration = self.bounds.max_duration
+            return "the run was cut by --max-duration" + (
+                f" ({duration:g} s)" if duration is not None else ""
+            )
         return f"{self.bounds.request_deadline:g} s (total deadline; --request-deadline to change)"
 
 
 class DeadlinePassed(requests.Timeout):
     """The request's total deadline (or the run's end) passed before its whole answer came."""
 
-    def __init__(self, deadline: Deadline, status: int | None, received: int) -> None:
+    def __init__(
+        self, deadline: Deadline, status: int | None, received: int, sent: bool = True
+    ) -> None:
         said = ""
         if status is not None:
             said = f"; it answered {status}, and {received} bytes of its body came"
-        super().__init__(deadline.why() + said)
+        super().__init__(deadline.why() + said if sent else f"not sent: {deadline.limit()}")
         self.deadline, self.status, self.received = deadline, status, received
 
 
@@ -265,7 +287,7 @@ class BoundedTransport(HTTPAdapter):
         deadline = timeout
         left = deadline.left()
         if left <= 0:
-            raise DeadlinePassed(deadline, None, 0)
+            raise DeadlinePassed(deadline, None, 0, sent=False)
         connect, read = deadline.timeout
         watch = _WATCHDOG.watch(deadline.at)
         _current.watch = watch

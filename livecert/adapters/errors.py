@@ -11,8 +11,10 @@ class TargetError(AdapterError):
     Not a finding about the rules: the run stops and the verdict is `incomplete`.
     """
 
+    kind = "target error"
+
     def __init__(self, operation: str, message: str, request: str = "") -> None:
-        text = f"target error during {operation}: {message}"
+        text = f"{self.kind} during {operation}: {message}"
         if request:
             text += f" (request: {request})"
         super().__init__(text)
@@ -24,6 +26,8 @@ class TargetError(AdapterError):
 class RunCut(TargetError):
     """The run's end (--max-duration) came during a request: the run stops, `incomplete`, and
     the certificate says the run was cut, not that the target failed."""
+
+    kind = "run cut"
 
 
 class CredentialsError(TargetError):
