@@ -60,7 +60,8 @@ def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     """`handler` answering on a free loopback port, in a thread, until the block ends."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: shutdown() waits for it, at the end of every test that starts a server
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

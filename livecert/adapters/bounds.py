@@ -14,6 +14,7 @@ whichever phase the request is in, and the body is read in chunks and given up p
 import contextlib
 import heapq
 import itertools
+import logging
 import re
 import socket
 import threading
@@ -227,6 +228,16 @@ class _Watchdog:
 
 _WATCHDOG = _Watchdog()
 _current = threading.local()  # the watch of the request this thread is sending
+
+
+def _not_about_a_cut(record: logging.LogRecord) -> bool:
+    """Drop what urllib3 logs about headers a deadline cut short ("Failed to parse headers",
+    with a traceback): the run's own error says what happened, once."""
+    watch = getattr(_current, "watch", None)
+    return not (watch is not None and watch.cut)
+
+
+logging.getLogger("urllib3.connection").addFilter(_not_about_a_cut)
 
 
 class _Watched:
