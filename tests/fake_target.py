@@ -92,8 +92,10 @@ def trickle(handler: BaseHTTPRequestHandler, data: Iterator[bytes], every: float
 
 
 def dripping_headers(handler: BaseHTTPRequestHandler, every: float = 0.05) -> None:
-    """The status line and headers one byte at a time, a header that never ends."""
-    head = STATUS_AND_HEADERS + b"X-Slow: " + b"a" * 100_000
+    """The status line at once, then the headers one byte at a time, a header that never
+    ends (a status line dripping ends the same way, before the status is known)."""
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+    head = b"Content-Type: application/json\r\nX-Slow: " + b"a" * 100_000
     trickle(handler, (head[i : i + 1] for i in range(len(head))), every)
 
 
