@@ -283,18 +283,11 @@ def _run_doctor(args: argparse.Namespace) -> int:
     bounds = Bounds.for_run(args.request_deadline, max_duration=args.max_duration)
     if args.max_answer_size is not None:
         bounds = replace(bounds, max_answer_bytes=args.max_answer_size)
-    if not _uses_contract(args):
-        diagnosis = diagnose(
-            args.target_url,
-            args.operator_token,
-            args.dealer_token,
-            args.timeout,
-            args.adapter,
-            probe=args.probe,
-            bounds=bounds,
-        )
-    elif args.target_url:
-        if not (args.operator_token and args.dealer_token):
+    if _uses_contract(args) and not args.target_url:
+        print("livecert doctor: no --target-url; checking the embedded reference server")
+        diagnosis = diagnose_reference(args.timeout, probe=args.probe, bounds=bounds)
+    else:
+        if _uses_contract(args) and not (args.operator_token and args.dealer_token):
             print(
                 "livecert doctor: --target-url needs --operator-token and --dealer-token (or "
                 "LIVECERT_OPERATOR_TOKEN and LIVECERT_DEALER_TOKEN)",
@@ -306,12 +299,10 @@ def _run_doctor(args: argparse.Namespace) -> int:
             args.operator_token,
             args.dealer_token,
             args.timeout,
+            args.adapter,
             probe=args.probe,
             bounds=bounds,
         )
-    else:
-        print("livecert doctor: no --target-url; checking the embedded reference server")
-        diagnosis = diagnose_reference(args.timeout, probe=args.probe, bounds=bounds)
     print("\n".join(diagnosis.lines()))
     return 0 if diagnosis.healthy else 1
 
