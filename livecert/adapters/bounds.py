@@ -15,6 +15,7 @@ import contextlib
 import heapq
 import itertools
 import logging
+import os
 import re
 import socket
 import threading
@@ -193,6 +194,10 @@ class _Watchdog:
     """One daemon thread firing the watches whose deadline passed, earliest first."""
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """No watch and no thread yet (also in a forked child: the thread stayed behind)."""
         self._wake = threading.Condition()
         self._heap: list[tuple[float, int, _Watch]] = []
         self._order = itertools.count()
@@ -227,6 +232,7 @@ class _Watchdog:
 
 
 _WATCHDOG = _Watchdog()
+os.register_at_fork(after_in_child=_WATCHDOG.reset)
 _current = threading.local()  # the watch of the request this thread is sending
 
 
