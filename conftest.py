@@ -3,6 +3,7 @@
 pytest_plugins = [
     "fixtures.options",
     "fixtures.target",
+    "fixtures.run_end",
     "fixtures.scene",
     "fixtures.evidence",
     "fixtures.step_lookup",

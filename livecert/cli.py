@@ -3,6 +3,7 @@
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from livecert import __version__
@@ -44,7 +45,10 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="SECONDS",
         type=float,
         default=30.0,
-        help="seconds to wait for any answer of the target (default 30)",
+        help="seconds to wait for a connection and for each read of an answer (default 30)",
+    )
+    _bounds_arguments(
+        parser, "the run", "the run stops with one message naming the request, incomplete"
     )
     _adapter_argument(parser)
     _rules_argument(
@@ -136,6 +140,53 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return parser
 
 
+def _size(text: str) -> int:
+    from livecert.certify.runner import parse_size  # the adapters' own reading, via certify
+
+    try:
+        return parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _bounds_arguments(parser: argparse.ArgumentParser, what: str, past: str) -> None:
+    """--request-deadline, --max-answer-size and --max-duration: how long a request and
+    `what` may take, however slowly a target answers, and how much it may send; `past` says
+    what a request past them does."""
+    parser.add_argument(
+        "--request-deadline",
+        metavar="SECONDS",
+        type=float,
+        default=30.0,
+        help="seconds one request may take in all: connect, send and the whole answer, however "
+        f"slowly it comes (default 30; --timeout bounds each read); past it {past}",
+    )
+    parser.add_argument(
+        "--max-answer-size",
+        metavar="SIZE",
+        type=_size,
+        default=None,
+        help="the largest answer read, in bytes or e.g. 16MiB, 64KiB (default 16MiB); past it "
+        f"{past}",
+    )
+    parser.add_argument(
+        "--max-duration",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help=f"end {what} after this many seconds (default: no limit): nothing new starts after "
+        f"it, and the request in flight is cut: {past}",
+    )
+
+
+def _bounds_problem(args: argparse.Namespace) -> str | None:
+    for name in ("request_deadline", "max_duration"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            return f"--{name.replace('_', '-')}={value:g} must be a number of seconds above 0"
+    return None
+
+
 def _adapter_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--adapter",
@@ -196,6 +247,10 @@ def _run_certify(args: argparse.Namespace) -> int:
     except ProfileError as error:
         print(f"livecert certify: {error}", file=sys.stderr)
         return 3
+    problem = _bounds_problem(args)
+    if problem:
+        print(f"livecert certify: {problem}", file=sys.stderr)
+        return 3
     clauses = tuple(c.strip() for c in args.clauses.split(",") if c.strip())
     catalogue = load_catalogue()
     unknown = [c for c in clauses if c not in catalogue and c not in CONTRACT_CLAUSES]
@@ -213,6 +268,8 @@ def _run_certify(args: argparse.Namespace) -> int:
         operator_token=args.operator_token,
         dealer_token=args.dealer_token,
         timeout=args.timeout,
+        request_deadline=args.request_deadline,
+        max_duration=args.max_duration,
         game=args.game,
         report_dir=args.report_dir,
         reference_faults=args.reference_fault,
@@ -226,6 +283,8 @@ def _run_certify(args: argparse.Namespace) -> int:
         html=not args.no_html,
         pytest_args=args.pytest_args,
     )
+    if args.max_answer_size is not None:
+        options.max_answer_bytes = args.max_answer_size
     try:
         status, certificate, folder = certify(options)
     except CertifyError as error:
@@ -236,7 +295,7 @@ def _run_certify(args: argparse.Namespace) -> int:
 
 
 def _run_doctor(args: argparse.Namespace) -> int:
-    from livecert.certify.doctor import diagnose, diagnose_reference
+    from livecert.certify.doctor import Bounds, diagnose, diagnose_reference
     from livecert.rules.paytable import use_profile
     from livecert.rules.profiles import ProfileError, load_profile
 
@@ -245,17 +304,18 @@ def _run_doctor(args: argparse.Namespace) -> int:
     except ProfileError as error:
         print(f"livecert doctor: {error}", file=sys.stderr)
         return 3
-    if not _uses_contract(args):
-        diagnosis = diagnose(
-            args.target_url,
-            args.operator_token,
-            args.dealer_token,
-            args.timeout,
-            args.adapter,
-            probe=args.probe,
-        )
-    elif args.target_url:
-        if not (args.operator_token and args.dealer_token):
+    problem = _bounds_problem(args)
+    if problem:
+        print(f"livecert doctor: {problem}", file=sys.stderr)
+        return 3
+    bounds = Bounds.for_run(args.request_deadline, max_duration=args.max_duration)
+    if args.max_answer_size is not None:
+        bounds = replace(bounds, max_answer_bytes=args.max_answer_size)
+    if _uses_contract(args) and not args.target_url:
+        print("livecert doctor: no --target-url; checking the embedded reference server")
+        diagnosis = diagnose_reference(args.timeout, probe=args.probe, bounds=bounds)
+    else:
+        if _uses_contract(args) and not (args.operator_token and args.dealer_token):
             print(
                 "livecert doctor: --target-url needs --operator-token and --dealer-token (or "
                 "LIVECERT_OPERATOR_TOKEN and LIVECERT_DEALER_TOKEN)",
@@ -263,11 +323,14 @@ def _run_doctor(args: argparse.Namespace) -> int:
             )
             return 3
         diagnosis = diagnose(
-            args.target_url, args.operator_token, args.dealer_token, args.timeout, probe=args.probe
+            args.target_url,
+            args.operator_token,
+            args.dealer_token,
+            args.timeout,
+            args.adapter,
+            probe=args.probe,
+            bounds=bounds,
         )
-    else:
-        print("livecert doctor: no --target-url; checking the embedded reference server")
-        diagnosis = diagnose_reference(args.timeout, probe=args.probe)
     print(diagnosis.text())
     return 0 if diagnosis.healthy else 1
 
@@ -345,7 +408,14 @@ def _main(argv: list[str] | None = None) -> int:
     doctor.add_argument("--target-url", default=os.environ.get("LIVECERT_TARGET_URL"))
     doctor.add_argument("--operator-token", default=os.environ.get("LIVECERT_OPERATOR_TOKEN"))
     doctor.add_argument("--dealer-token", default=os.environ.get("LIVECERT_DEALER_TOKEN"))
-    doctor.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
+    doctor.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="seconds to wait for a connection and for each read of an answer (default 10)",
+    )
+    _bounds_arguments(doctor, "the doctor", "its check fails, naming the request")
     doctor.add_argument(
         "--probe",
         action="store_true",

@@ -1,7 +1,8 @@
 """Adapters: how the harness talks to a target. Steps use only the TargetAdapter protocol."""
 
 from livecert.adapters.base import TargetAdapter
-from livecert.adapters.errors import AdapterError, CredentialsError, Refused, TargetError
+from livecert.adapters.bounds import Bounds
+from livecert.adapters.errors import AdapterError, CredentialsError, Refused, RunCut, TargetError
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.http import HttpAdapter
 from livecert.adapters.model import (
@@ -17,6 +18,7 @@ __all__ = [
     "AdapterError",
     "BetRecord",
     "BetView",
+    "Bounds",
     "CredentialsError",
     "Exchange",
     "ExchangeRecorder",
@@ -25,6 +27,7 @@ __all__ = [
     "RecordRound",
     "Refused",
     "RoundView",
+    "RunCut",
     "TargetAdapter",
     "TargetError",
     "TargetInfo",

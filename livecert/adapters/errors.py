@@ -11,6 +11,8 @@ class TargetError(AdapterError):
     Not a finding about the rules: the run stops and the verdict is `incomplete`.
     """
 
+    kind = "target error"
+
     def __init__(
         self,
         operation: str,
@@ -19,7 +21,7 @@ class TargetError(AdapterError):
         answered: int | None = None,
         answer: str = "",
     ) -> None:
-        text = f"target error during {operation}: {message}"
+        text = f"{self.kind} during {operation}: {message}"
         if request:
             text += f" (request: {request})"
         super().__init__(text)
@@ -28,6 +30,13 @@ class TargetError(AdapterError):
         self.request = request
         self.answered = answered  # the HTTP status the target answered with, if it answered
         self.answer = answer  # the start of what it answered, as it came
+
+
+class RunCut(TargetError):
+    """The run's end (--max-duration) came during a request: the run stops, `incomplete`, and
+    the certificate says the run was cut, not that the target failed."""
+
+    kind = "run cut"
 
 
 class CredentialsError(TargetError):

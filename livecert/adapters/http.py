@@ -1,8 +1,8 @@
 """The canonical adapter: the certification contract over HTTP with one requests.Session.
 
-One keep-alive session for the whole run, explicit timeouts on every request, retries only where
-re-sending cannot apply a bet twice, every exchange recorded and every answer validated against
-the contract.
+One keep-alive session for the whole run, explicit timeouts and a total deadline on every request,
+a cap on every answer's size, retries only where re-sending cannot apply a bet twice, every
+exchange recorded and every answer validated against the contract.
 """
 
 import copy
@@ -14,8 +14,8 @@ from decimal import Decimal
 from typing import Any
 
 import requests
-from requests.adapters import HTTPAdapter as _PoolAdapter
 
+from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds, bounded_session
 from livecert.adapters.errors import CredentialsError, Refused, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.lost_answer import lose_answer
@@ -67,28 +67,23 @@ class HttpAdapter:
         timeout: tuple[float, float] = DEFAULT_TIMEOUT,
         contract: Contract | None = None,
         recorder: ExchangeRecorder | None = None,
+        bounds: Bounds = DEFAULT_BOUNDS,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._tokens = {"operator": operator_token, "dealer": dealer_token}
         self.timeout = timeout
+        self.bounds = bounds
         self.contract = contract or load_contract()
         self.recorder = recorder or ExchangeRecorder()
-        self._session = requests.Session()
+        # proxy and CA settings read from the environment once, not on every request (requests
+        # does that per request when trust_env is on, at about 0.3 ms each)
+        self._session = bounded_session(self.base_url, pool_connections=4, pool_maxsize=32)
         self._forced_token: str | None = None
         self._credentials_accepted = False  # set once check_credentials has seen both roles
         self._relays: list[Callable[[], object]] = []  # lost answers' relays, to finish
-        self._session.mount("http://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
-        self._session.mount("https://", _PoolAdapter(pool_connections=4, pool_maxsize=32))
-        # Read proxy and CA settings from the environment once, not on every request (requests
-        # does that per request when trust_env is on, at about 0.3 ms each).
-        self._session.trust_env = False
-        self._session.proxies.update(requests.utils.get_environ_proxies(self.base_url))
         ca_bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
         if ca_bundle:
             self._session.verify = ca_bundle
-        self._session.headers.update(
-            {"Accept": "application/json", "User-Agent": "livecert-harness"}
-        )
 
     # -- transport -------------------------------------------------------------------------------
 
@@ -126,8 +121,8 @@ class HttpAdapter:
             headers["Content-Type"] = content_type
         full_url = url if not params else requests.Request("GET", url, params=params).prepare().url
         response, _ = send_recorded(
-            lambda: self._session.request(
-                method, url, data=data, headers=headers, params=params, timeout=self.timeout
+            lambda deadline: self._session.request(
+                method, url, data=data, headers=headers, params=params, timeout=deadline
             ),
             lambda: Exchange(
                 self.recorder.next_seq(),
@@ -148,6 +143,7 @@ class HttpAdapter:
             resend_safe=resend_safe,
             base_url=self.base_url,
             timeout=self.timeout,
+            bounds=self.bounds,
         )
         text = response.text
         status = response.status_code

@@ -13,6 +13,7 @@ from importlib.metadata import Distribution, entry_points
 from pathlib import Path
 
 from livecert.adapters.base import TargetAdapter
+from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds
 from livecert.adapters.http import HttpAdapter
 from livecert.adapters.mapping import MappingAdapter, load_mapping
 
@@ -33,6 +34,7 @@ class AdapterOptions:
     operator_token: str | None = None
     dealer_token: str | None = None
     timeout: tuple[float, float] = (5.0, 30.0)
+    bounds: Bounds = DEFAULT_BOUNDS  # each request's total deadline and answer cap, the run's end
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,11 @@ def canonical(options: AdapterOptions) -> HttpAdapter:
             "the canonical adapter needs --target-url, --operator-token and --dealer-token"
         )
     return HttpAdapter(
-        options.target_url, options.operator_token, options.dealer_token, timeout=options.timeout
+        options.target_url,
+        options.operator_token,
+        options.dealer_token,
+        timeout=options.timeout,
+        bounds=options.bounds,
     )
 
 
@@ -89,7 +95,9 @@ def build_adapter(
         if not Path(choice).is_file():
             raise AdapterSelectionError(f"--adapter {choice}: no such mapping file")
         mapping = load_mapping(choice)
-        adapter = MappingAdapter(mapping, options.target_url, timeout=options.timeout)
+        adapter = MappingAdapter(
+            mapping, options.target_url, timeout=options.timeout, bounds=options.bounds
+        )
         return adapter, AdapterIdentity("mapping", mapping.name, str(choice), mapping.sha256)
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == choice]
     if not found:

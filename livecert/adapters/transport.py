@@ -3,19 +3,26 @@ attempt, and what went wrong on the wire in words a lab can act on.
 
 A request is sent again only when it cannot have reached the target (no connection was made),
 or when the caller says re-sending cannot apply anything twice and the connection broke; at most
-CONNECT_RETRIES times. Every attempt is recorded, the failed ones too.
+CONNECT_RETRIES times. A 429 (and a 503 where re-sending is safe) with a Retry-After is sent
+again after that wait, when the wait fits in what is left of the request's deadline and the
+run. Every attempt is recorded, the failed ones too; the whole request, its attempts and waits,
+stays within one deadline (livecert.adapters.bounds).
 """
 
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 import requests
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
-from livecert.adapters.errors import TargetError
+from livecert.adapters.bounds import AnswerTooLarge, Bounds, Deadline, DeadlinePassed
+from livecert.adapters.errors import RunCut, TargetError
 from livecert.adapters.evidence import Exchange, ExchangeRecorder, clip
 
 CONNECT_RETRIES = 2
+RETRY_AFTER_WAITS = 3  # at most this many waits a target may ask for, per request
 
 
 def never_sent(error: requests.RequestException) -> bool:
@@ -40,6 +47,8 @@ def describe_error(
     error: requests.RequestException, base_url: str, timeout: tuple[float, float]
 ) -> str:
     """What went wrong on the wire, in words a lab can act on."""
+    if isinstance(error, DeadlinePassed | AnswerTooLarge):
+        return str(error)
     if isinstance(error, requests.ConnectTimeout):
         return f"no connection within {timeout[0]:g} s to {base_url}"
     if isinstance(error, requests.ReadTimeout):
@@ -57,8 +66,31 @@ def describe_error(
     return f"{type(error).__name__}: {error}"
 
 
+def retry_after(response: requests.Response, resend_safe: bool) -> float | None:
+    """The seconds a 429 (or, where re-sending is safe, a 503) asks the run to wait before
+    sending again (its Retry-After: seconds or an HTTP date); None when it asks no wait."""
+    if response.status_code != 429 and not (response.status_code == 503 and resend_safe):
+        return None
+    value = response.headers.get("Retry-After", "").strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _cut(deadline: Deadline, operation: str, message: str, request_line: str) -> TargetError:
+    """The error ending a request: RunCut when the run's end cut it, else a TargetError."""
+    kind = RunCut if deadline.by_run else TargetError
+    return kind(operation, message, request_line)
+
+
 def send_recorded(
-    send: Callable[[], requests.Response],
+    send: Callable[[Deadline], requests.Response],
     new_exchange: Callable[[], Exchange],
     recorder: ExchangeRecorder,
     *,
@@ -67,29 +99,54 @@ def send_recorded(
     resend_safe: bool,
     base_url: str,
     timeout: tuple[float, float],
+    bounds: Bounds,
 ) -> tuple[requests.Response, Exchange]:
-    """`send()` under the retry policy, each attempt recorded as `new_exchange()`; the answer and
-    its exchange, or TargetError naming the operation and `request_line` when nothing came back."""
-    attempt = 0
+    """`send(deadline)` under the retry policy, each attempt recorded as `new_exchange()`; the
+    answer and its exchange, or TargetError naming the operation and `request_line` when no
+    whole answer came back within the request's deadline (RunCut: within the run's end)."""
+    deadline = bounds.deadline(timeout)
+    attempt = waits = 0
     while True:
         attempt += 1
         exchange = new_exchange()
         started = time.perf_counter()
         try:
-            response = send()
+            response = send(deadline)
         except requests.RequestException as error:
             exchange.elapsed_ms = (time.perf_counter() - started) * 1000
             exchange.error = describe_error(error, base_url, timeout)
+            exchange.status = getattr(error, "status", None)
             recorder.add(exchange)
-            retry = attempt <= CONNECT_RETRIES and (
-                never_sent(error) or (resend_safe and isinstance(error, requests.ConnectionError))
+            retry = (
+                attempt <= CONNECT_RETRIES
+                and not isinstance(error, DeadlinePassed | AnswerTooLarge)
+                and (
+                    never_sent(error)
+                    or (resend_safe and isinstance(error, requests.ConnectionError))
+                )
+                and deadline.left() > 0.2 * attempt
             )
             if retry:
                 time.sleep(0.2 * attempt)
                 continue
+            if isinstance(error, DeadlinePassed):
+                raise _cut(deadline, operation, exchange.error, request_line) from None
             answered = error.response.status_code if error.response is not None else None
             raise TargetError(operation, exchange.error, request_line, answered) from None
         exchange.elapsed_ms = (time.perf_counter() - started) * 1000
         exchange.status, exchange.response_body = response.status_code, clip(response.text)
         recorder.add(exchange)
-        return response, exchange
+        wait = retry_after(response, resend_safe)
+        if wait is None or waits >= RETRY_AFTER_WAITS:
+            return response, exchange
+        left = deadline.left()
+        if wait >= left:
+            raise _cut(
+                deadline,
+                operation,
+                f"answered {response.status_code} asking to be sent again after {wait:g} s "
+                f"(Retry-After), more than the {max(left, 0):.1f} s left of {deadline.limit()}",
+                request_line,
+            )
+        waits += 1
+        time.sleep(wait)

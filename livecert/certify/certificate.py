@@ -372,6 +372,7 @@ def build_certificate(
     target = next((r for r in records if r["type"] == "target"), {})
     scenarios = [r for r in records if r["type"] == "scenario"]
     target_errors = [r["message"] for r in records if r["type"] == "target_error"]
+    run_cut = next((r["message"] for r in records if r["type"] == "run_cut"), None)
     harness_errors = _harness_errors(records, scenarios)
     adapter = target.get("adapter") or {"kind": CANONICAL, "name": CANONICAL}
     contract_reason = None
@@ -400,7 +401,7 @@ def build_certificate(
     if failed:
         verdict = "non-compliant"
         reasons.append(f"{len(failed)} clause(s) failed: {', '.join(failed)}")
-    elif target_errors or harness_errors or untested:
+    elif target_errors or harness_errors or untested or run_cut:
         verdict = "incomplete"
     else:
         verdict = "compliant"
@@ -417,6 +418,8 @@ def build_certificate(
                 f"{len(moot)} not applicable (about declarations the target does not make): "
                 + "; ".join(f"{c}: {statuses[c]['reason']}" for c in moot)
             )
+    if run_cut:
+        reasons.append(run_cut)
     if target_errors:
         reasons.append(target_errors[0])
     if harness_errors:
@@ -481,6 +484,7 @@ def build_certificate(
         "rtp": _rtp(records, games, target),
         "sweep": _sweep(records, games),
         "target_errors": target_errors,
+        "run_cut": run_cut,  # why the run ended before its last scenario (--max-duration)
         "contract_violations": [
             {k: r.get(k) for k in ("nodeid", "clause", "operation", "status", "message")}
             for r in records

@@ -27,6 +27,7 @@ from livecert.adapters import (
     TargetError,
     TargetInfo,
 )
+from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds
 from livecert.adapters.errors import MappingAnswerError, Unsupported
 from livecert.adapters.mapping import MappingAdapter, MappingError
 from livecert.adapters.mapping.document import ABSENCE_MEANS, LIVE_ROUND_OPERATIONS
@@ -421,12 +422,14 @@ def diagnose(
     timeout: float,
     adapter_choice: str | None = None,
     probe: bool = False,
+    bounds: Bounds = DEFAULT_BOUNDS,
 ) -> Diagnosis:
     """Every check against the target at `url` through the chosen adapter (the canonical one by
-    default), and with `probe` one small round played per game; never raises for what the
-    target or the mapping file does."""
+    default), and with `probe` one small round played per game, each request within `bounds`
+    as in a run; never raises for what the target or the mapping file does."""
     diagnosis = Diagnosis()
-    options = AdapterOptions(url, operator_token, dealer_token, (min(5.0, timeout), timeout))
+    timeouts = (min(5.0, timeout), timeout)
+    options = AdapterOptions(url, operator_token, dealer_token, timeouts, bounds)
     try:
         adapter, identity = build_adapter(adapter_choice, options)
     except MappingError as error:
@@ -490,7 +493,9 @@ def diagnose(
     return diagnosis
 
 
-def diagnose_reference(timeout: float, probe: bool = False) -> Diagnosis:
+def diagnose_reference(
+    timeout: float, probe: bool = False, bounds: Bounds = DEFAULT_BOUNDS
+) -> Diagnosis:
     """The doctor run on the embedded reference server (what a healthy target looks like)."""
     server = EmbeddedServer()
     try:
@@ -500,8 +505,7 @@ def diagnose_reference(timeout: float, probe: bool = False) -> Diagnosis:
         diagnosis.add(FAIL, f"the embedded reference server did not start: {error}")
         return diagnosis
     try:
-        return diagnose(
-            server.url, server.operator_token, server.dealer_token, timeout, probe=probe
-        )
+        tokens = (server.operator_token, server.dealer_token)
+        return diagnose(server.url, *tokens, timeout, probe=probe, bounds=bounds)
     finally:
         server.stop()

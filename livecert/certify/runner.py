@@ -18,6 +18,11 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import livecert
+from livecert.adapters.bounds import (  # parse_size: the cli reads --max-answer-size through it
+    DEFAULT_MAX_ANSWER_BYTES,
+    DEFAULT_REQUEST_DEADLINE,
+    parse_size,  # noqa: F401
+)
 from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import is_contract_clause
@@ -47,6 +52,9 @@ class CertifyOptions:
     operator_token: str | None = None
     dealer_token: str | None = None
     timeout: float = 30.0
+    request_deadline: float = DEFAULT_REQUEST_DEADLINE  # seconds for one whole request
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
+    max_duration: float | None = None  # seconds for the whole run (None: no end)
     game: str = "all"
     report_dir: Path | None = None
     reference_faults: list[str] = field(default_factory=list)
@@ -114,7 +122,11 @@ def feature_files(root: Path, games: tuple[str, ...], clauses: list[str]) -> lis
     return chosen
 
 
-def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[str]:
+def pytest_command(
+    options: CertifyOptions, folder: Path, root: Path, ends_at: float | None = None
+) -> list[str]:
+    """The pytest command of the run; `ends_at` is when --max-duration ends (seconds since the
+    epoch, counted from when certify started)."""
     marker = " or ".join(options.games)
     rule_clauses = options.rule_clauses  # selecting only contract clauses runs them all
     if rule_clauses:
@@ -149,7 +161,12 @@ def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[st
         f"--junitxml={folder / 'junit.xml'}",
         f"--target-timeout={options.timeout:g}",
         f"--restart-timeout={options.restart_timeout:g}",
+        f"--request-deadline={options.request_deadline:g}",
+        f"--max-answer-size={options.max_answer_bytes}",
     ]
+    if options.max_duration is not None:
+        ends_at = ends_at if ends_at is not None else time.time() + options.max_duration
+        command += [f"--max-duration={options.max_duration:g}", f"--run-ends-at={ends_at:.3f}"]
     if options.target_url:
         command.append(f"--target-url={options.target_url}")
     if options.rules:
@@ -175,6 +192,7 @@ def pytest_command(options: CertifyOptions, folder: Path, root: Path) -> list[st
 
 def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     """Run the certification; answer the exit status, the certificate and the report folder."""
+    ends_at = time.time() + options.max_duration if options.max_duration is not None else None
     problem = sweep_only_problem(options.sweep_only)
     if problem:
         raise CertifyError(problem)
@@ -191,7 +209,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         env["LIVECERT_OPERATOR_TOKEN"] = options.operator_token
     if options.dealer_token:
         env["LIVECERT_DEALER_TOKEN"] = options.dealer_token
-    command = pytest_command(options, folder, root)
+    command = pytest_command(options, folder, root, ends_at)
     started = time.monotonic()
     returncode = _run_shown(command, root, env, options.output)
     elapsed = time.monotonic() - started
@@ -214,6 +232,11 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         "adapter": options.adapter or CANONICAL,
         "pytest_exit_status": returncode,
         "duration_seconds": round(elapsed, 1),
+        "bounds": {
+            "request_deadline_seconds": options.request_deadline,
+            "max_answer_bytes": options.max_answer_bytes,
+            "max_duration_seconds": options.max_duration,
+        },
         "report_dir": str(folder),
         "files": {
             "run_record": "run-record.jsonl",

@@ -16,6 +16,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
+from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds
 from livecert.adapters.errors import MappingAnswerError, Refused, TargetError, Unsupported
 from livecert.adapters.evidence import ExchangeRecorder
 from livecert.adapters.http import DEFAULT_TIMEOUT
@@ -63,6 +64,7 @@ class MappingAdapter(InstantRounds, LentAccounts):
         base_url: str | None = None,
         timeout: tuple[float, float] = DEFAULT_TIMEOUT,
         recorder: ExchangeRecorder | None = None,
+        bounds: Bounds = DEFAULT_BOUNDS,
     ) -> None:
         self.mapping = mapping
         data = mapping.data
@@ -81,7 +83,7 @@ class MappingAdapter(InstantRounds, LentAccounts):
             "lookup": lambda v, table: lookup_value(data.get("values", {}), table, v),
         }
         # shared by the clones an access check acts through (as_role, with_credential)
-        self._calls = Calls(mapping, self.base_url, timeout, self.recorder, filters)
+        self._calls = Calls(mapping, self.base_url, timeout, self.recorder, filters, bounds)
         self._reader = Reader(mapping, self.money)
         self._forced: tuple[str, str] | None = None  # ("role", name) or ("token", value)
         self._table_games: dict[str, str] = {}

@@ -18,7 +18,8 @@ from urllib.parse import urlencode
 
 import requests
 
-from livecert.adapters.errors import Refused, TargetError, Unsupported
+from livecert.adapters.bounds import Bounds
+from livecert.adapters.errors import Refused, RunCut, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.mapping.document import MappingError, MappingFile, may_resend
 from livecert.adapters.mapping.jsonpath import MISSING, holds, parse, read
@@ -60,10 +61,12 @@ class Calls:
         timeout: tuple[float, float],
         recorder: ExchangeRecorder,
         filters: dict[str, Filter],
+        bounds: Bounds,
     ) -> None:
         self.mapping = mapping
         self.base_url = base_url
         self.timeout = timeout
+        self.bounds = bounds
         self.recorder = recorder
         self.filters = filters
         self.sessions = Sessions(mapping, base_url, filters, self.http)
@@ -135,12 +138,19 @@ class Calls:
             argv = [str(render(part, context, self.filters)) for part in step["command"]]
         except TemplateError as error:
             raise MappingError(self.mapping.source, [f"{operation}: {error}"]) from None
-        deadline = float(step.get("timeout_s", 30))
+        deadline, cut = float(step.get("timeout_s", 30)), False
+        run_left = self.bounds.run_left()
+        if run_left is not None and run_left < deadline:  # the run ends first: it cuts
+            deadline, cut = max(run_left, 0.0), True
         shown = self.sessions.masked(shlex.join(argv)) or ""
         started = time.monotonic()
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=deadline)
-        except (OSError, subprocess.TimeoutExpired) as error:
+        except subprocess.TimeoutExpired as error:
+            kind = RunCut if cut else TargetError
+            why = "the run was cut by --max-duration" if cut else str(error)
+            raise kind(operation, f"its set-up command {shown} failed: {why}") from None
+        except OSError as error:
             raise TargetError(operation, f"its set-up command {shown} failed: {error}") from None
         elapsed = (time.monotonic() - started) * 1000
         if done.returncode != 0:
@@ -213,12 +223,12 @@ class Calls:
             shown["Cookie"] = jar_cookies
         method, shown_url, shown_body = spec["method"], masked(url), masked(body)
         return send_recorded(
-            lambda: session.request(
+            lambda deadline: session.request(
                 method,
                 url,
                 data=body.encode() if body is not None else None,
                 headers=headers,
-                timeout=self.timeout,
+                timeout=deadline,
                 allow_redirects=False,
             ),
             lambda: Exchange(
@@ -240,6 +250,7 @@ class Calls:
             resend_safe=resend_safe,
             base_url=self.base_url,
             timeout=self.timeout,
+            bounds=self.bounds,
         )
 
     def _responses(self, spec: dict) -> dict:

@@ -14,6 +14,7 @@ from urllib.parse import quote, quote_plus
 
 import requests
 
+from livecert.adapters.bounds import bounded_session
 from livecert.adapters.errors import CredentialsError, Refused
 from livecert.adapters.evidence import Exchange
 from livecert.adapters.mapping.document import MappingError, MappingFile
@@ -46,12 +47,8 @@ class Sessions:
         self.secrets: dict[str, str] = {}  # a set-up command's secret captures: how each shows
 
     def new_session(self) -> requests.Session:
-        """A cookie jar of its own, with no proxy but the environment's for the target."""
-        session = requests.Session()
-        session.trust_env = False
-        session.proxies.update(requests.utils.get_environ_proxies(self.base_url))
-        session.headers.update({"User-Agent": "livecert-harness", "Accept": "application/json"})
-        return session
+        """A cookie jar of its own, sending within the request bounds (BoundedTransport)."""
+        return bounded_session(self.base_url)
 
     def _jar(self, name: str) -> requests.Session:
         if name not in self._jars:
