@@ -1,0 +1,210 @@
+"""The run's secrets, and the one place that masks them in everything written for a lab.
+
+Every credential is registered here as soon as it is known: the operator's and dealer's tokens,
+the environment variables a mapping reads its passwords from, each new player's token, each
+captured session or secret. Whatever goes into a report (exchanges, run record lines, Allure
+attachments and results, JUnit, the command line in the certificate) passes through `mask`,
+which shows a secret as the variable it comes from (`$LIVECERT_OPERATOR_TOKEN`) or, where
+several need telling apart (each player's token), as `$PLAYER_TOKEN[hmac:1a2b3c4d]`: an
+HMAC-SHA256 keyed with a random key made for this process and never stored, so the report
+cannot be used to guess a token back (a plain hash of a short token could be).
+
+A secret shorter than MIN_LENGTH characters cannot be masked without garbling every word that
+holds it (a one-letter password would mask every "a"); it is not registered, and `register`
+says so (the caller warns the lab). Each secret is masked as written, URL-encoded (a form's
+password, a cookie in a query string) and as a JSON string writes it.
+
+A certify run has two processes: the pytest run learns the players' tokens, the parent knows
+the flags and builds the pages. The pytest run tells the parent each secret it learns over a
+pipe the parent opened (`LIVECERT_SECRETS_FD`), never through a file, so the parent's last
+check (`leaks`) looks for every secret of the run in every file before the manifest.
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import secrets as _random
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import quote, quote_plus
+
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, MatchKind
+
+MIN_LENGTH = 4  # characters: a shorter secret would mask ordinary words; it is refused
+PIPE_VARIABLE = "LIVECERT_SECRETS_FD"  # the pytest run writes the secrets it learns there
+
+
+def spellings(value: str) -> set[str]:
+    """How a secret can be written in a report's text: as is, URL-encoded, JSON-escaped
+    (some servers, PHP's among them, escape "/" as "\\/")."""
+    escaped = {json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+    escaped |= {e.replace("/", "\\/") for e in escaped}
+    return {value, quote(value, safe=""), quote_plus(value, safe=""), *escaped}
+
+
+class SecretRegistry:
+    """The secrets known so far in this process, each with how it is shown."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._shown: dict[str, str] = {}  # spelling -> what is shown instead
+        self._values: dict[str, str] = {}  # value -> shown
+        self._automaton: tuple[AhoCorasick, list[str]] | None = None  # rebuilt after a register
+        self._key = _random.token_bytes(32)  # for the players' HMACs; never written anywhere
+        self._pipe: int | None = None
+        fd = os.environ.get(PIPE_VARIABLE)
+        if fd and fd.isdigit():
+            self._pipe = int(fd)
+
+    def register(self, value: object, shown: str) -> bool:
+        """Mask `value` as `shown` from now on; False (and nothing masked) when it is too
+        short to mask (the caller warns)."""
+        text = "" if value is None else str(value)
+        if not text:
+            return True
+        if len(text) < MIN_LENGTH:
+            return False
+        with self._lock:
+            if text in self._values:
+                return True
+            self._values[text] = shown
+            for spelling in spellings(text):
+                self._shown.setdefault(spelling, shown)
+            self._automaton = None
+            self._tell_parent(text, shown)
+        return True
+
+    def register_player_token(self, token: object) -> str:
+        """A player's token, shown as `$PLAYER_TOKEN[hmac:...]` (players told apart, the token
+        not recoverable from it); answers how it is shown."""
+        text = str(token)
+        digest = hmac.new(self._key, text.encode("utf-8"), hashlib.sha256).hexdigest()[:8]
+        shown = f"$PLAYER_TOKEN[hmac:{digest}]"
+        self.register(text, shown)
+        return shown
+
+    def mask(self, text: str | None) -> str | None:
+        """`text` with every known secret replaced by how it is shown (the longest match where
+        secrets overlap, so a secret holding another is replaced whole). One Aho-Corasick pass
+        (ahocorasick-rs): a run masks every exchange against a token per player."""
+        if not text:
+            return text
+        with self._lock:
+            if not self._shown:
+                return text
+            if self._automaton is None:
+                patterns = list(self._shown)
+                automaton = AhoCorasick(patterns, matchkind=MatchKind.LeftmostLongest)
+                self._automaton = (automaton, patterns)
+            automaton, patterns = self._automaton
+            parts, at = [], 0
+            for index, start, end in automaton.find_matches_as_indexes(text):
+                parts += [text[at:start], self._shown[patterns[index]]]
+                at = end
+        return "".join([*parts, text[at:]]) if parts else text
+
+    def mask_data(self, data: object) -> object:
+        """A JSON-like value with every string in it masked (keys too)."""
+        if isinstance(data, str):
+            return self.mask(data)
+        if isinstance(data, dict):
+            return {self.mask(str(k)): self.mask_data(v) for k, v in data.items()}
+        if isinstance(data, list | tuple):
+            return [self.mask_data(v) for v in data]
+        return data
+
+    def values(self) -> dict[str, str]:
+        """Every secret registered (value -> how it is shown), for the last check."""
+        with self._lock:
+            return dict(self._values)
+
+    def _tell_parent(self, value: str, shown: str) -> None:
+        if self._pipe is None:
+            return
+        line = (json.dumps({"value": value, "shown": shown}) + "\n").encode("utf-8")
+        try:
+            os.write(self._pipe, line)
+        except OSError:
+            self._pipe = None  # the parent stopped listening: it checks what it has
+
+    def listen(self, fd: int) -> threading.Thread:
+        """Register every secret the pytest run writes to the pipe `fd` (read until it ends)."""
+
+        def read() -> None:
+            with os.fdopen(fd, "r", encoding="utf-8") as stream:
+                for line in stream:
+                    try:
+                        told = json.loads(line)
+                        self.register(told["value"], told["shown"])
+                    except (ValueError, KeyError, TypeError):
+                        continue
+
+        thread = threading.Thread(target=read, daemon=True)
+        thread.start()
+        return thread
+
+
+SECRETS = SecretRegistry()  # this process's secrets
+
+
+def register_environment(names: Iterable[str]) -> list[str]:
+    """Register the named environment variables' values as `$NAME`; answer the names whose
+    value is too short to mask."""
+    short = []
+    for name in names:
+        value = os.environ.get(name)
+        if value and not SECRETS.register(value, f"${name}"):
+            short.append(name)
+    return short
+
+
+def _base64_forms(secret: bytes) -> set[bytes]:
+    """The base64 characters made of the secret's bits alone, wherever it starts in a longer
+    text (offset 0, 1 or 2 in its group of three), in both alphabets."""
+    forms = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + secret).rstrip(b"=")
+        core = encoded[-(-8 * offset // 6) : (8 * (offset + len(secret))) // 6]
+        if len(core) >= MIN_LENGTH:
+            forms |= {core, core.replace(b"+", b"-").replace(b"/", b"_")}
+    return forms
+
+
+def leaks(folder: Path, known: dict[str, str]) -> list[str]:
+    """The files of `folder` holding a secret of `known` (value -> shown), written as is,
+    URL- or JSON-escaped or base64-encoded (the single-file Allure HTML embeds its files so):
+    'file: $SHOWN' for each. One Aho-Corasick pass per file (ahocorasick-rs): a run has a token
+    per player, hundreds of patterns, and its report tens of megabytes."""
+    names: dict[bytes, str] = {}
+    for value, shown in known.items():
+        for spelling in spellings(value):
+            raw = spelling.encode("utf-8")
+            names[raw] = shown
+            for form in _base64_forms(raw):
+                names.setdefault(form, shown)
+    if not names:
+        return []
+    patterns = list(names)
+    automaton = BytesAhoCorasick(patterns)
+    found = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+        data = path.read_bytes()
+        seen = {names[patterns[i]] for i, _, _ in automaton.find_matches_as_indexes(data)}
+        found += [f"{path.relative_to(folder)}: {shown}" for shown in sorted(seen)]
+    return found
+
+
+def mask_files(folder: Path, names: Iterable[str]) -> None:
+    """Mask the secrets in the named files of `folder` where they are (the last check found
+    some); a file that is not text cannot be rewritten and is removed."""
+    for name in names:
+        path = folder / name
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            path.unlink(missing_ok=True)
+            continue
+        path.write_text(SECRETS.mask(text) or "", encoding="utf-8")

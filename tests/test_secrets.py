@@ -1,0 +1,162 @@
+"""No secret in any file of a report: tokens, passwords, session cookies, players' tokens.
+
+Two certifications with known secrets, each report folder then read byte by byte (base64 and
+URL-encoded blobs decoded, the PDF's text extracted: tests/secret_scan.py): the reference with
+its operator and dealer tokens given as flags and a seeded fault (so failures, reproductions and
+curl scripts are written), every player token read back from the reference's database; and the
+vendor example through its mapping, behind a proxy that notes every session cookie and player
+ticket the vendor hands out, its passwords from the environment.
+"""
+
+import base64
+import re
+import sqlite3
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+import requests
+from cli_support import certify, certify_mapping
+from rewriting_proxy import rewriting_proxy, unchanged
+from secret_scan import leaks
+from vendor_support import MAPPING, vendor_server
+
+from livecert.adapters.secrets import SecretRegistry
+from livecert.adapters.secrets import leaks as guard_leaks
+from livecert.certify.runner import shown_command
+from livecert.harness.embedded import EmbeddedServer
+from livecert.report.publish import SecretInReport, publish
+
+OPERATOR, DEALER = "op-known-7d41c9e2", "dl-known-5a80f3b6"
+
+
+def test_a_reference_run_with_tokens_as_flags_writes_no_secret(tmp_path: Path) -> None:
+    database = tmp_path / "reference.sqlite3"
+    server = EmbeddedServer(
+        faults=("big-loses-on-two-two",),
+        db_path=database,
+        operator_token=OPERATOR,
+        dealer_token=DEALER,
+    )
+    with server:
+        status, certificate, output = certify(
+            tmp_path / "report",
+            *("--game", "xocdia", "--clauses", "XD-PAY-09,REG-ACCESS-01"),
+            *("--target-url", server.url),
+            *("--operator-token", OPERATOR, "--dealer-token", DEALER),
+        )
+    assert status == 1, output[-3000:]  # the fault found: failures and reproductions written
+    with sqlite3.connect(database) as db:
+        players = [token for (token,) in db.execute("SELECT token FROM players")]
+    assert players, "the run made no player"
+    secrets = {"operator token": OPERATOR, "dealer token": DEALER}
+    secrets |= {f"player {i}'s token": token for i, token in enumerate(players)}
+    report = tmp_path / "report"
+    assert (report / "allure-report.html").is_file() and (report / "certificate.pdf").is_file()
+    assert leaks(report, secrets) == []
+    assert certificate["verdict"] == "non-compliant"  # no harness error: nothing leaked
+    command = certificate["run"]["command"]
+    assert command[command.index("--operator-token") + 1] == "$LIVECERT_OPERATOR_TOKEN"
+    assert command[command.index("--dealer-token") + 1] == "$LIVECERT_DEALER_TOKEN"
+    assert OPERATOR not in output and DEALER not in output  # nor in the terminal
+    assert "--operator-token shows in the process list; prefer LIVECERT_OPERATOR_TOKEN" in output
+
+
+def test_a_vendor_run_through_its_mapping_writes_no_password_cookie_or_ticket(
+    tmp_path: Path,
+) -> None:
+    handed_out: set[str] = set()
+
+    def note(_request_headers: dict[str, str], answer: requests.Response) -> None:
+        cookie = answer.headers.get("set-cookie", "")
+        handed_out.update(re.findall(r"PHPSESSID=([^;]+)", cookie))
+        handed_out.update(re.findall(r'"ticket"\s*:\s*"([^"]+)"', answer.text))
+
+    with vendor_server() as (url, env), rewriting_proxy(url, unchanged, observe=note) as proxy:
+        status, certificate, output = certify_mapping(
+            tmp_path,
+            MAPPING,
+            proxy,
+            env,
+            *("--game", "xocdia", "--clauses", "REG-ACCESS-01,XD-PAY-01"),
+        )
+    assert (status, certificate["verdict"]) == (0, "compliant"), output[-3000:]
+    assert len(handed_out) > 4, handed_out  # the staff's sessions and the players' tickets
+    secrets = {
+        "SAOMAI_OPS_PASSWORD": env["SAOMAI_OPS_PASSWORD"],
+        "SAOMAI_STUDIO_PASSWORD": env["SAOMAI_STUDIO_PASSWORD"],
+    }
+    secrets |= {f"handed out {i}": value for i, value in enumerate(sorted(handed_out))}
+    assert leaks(tmp_path / "report", secrets) == []
+    assert not any(v in output for v in secrets.values())
+
+
+def test_the_scan_finds_a_secret_however_a_file_carries_it(tmp_path: Path) -> None:
+    """The test above can fail: a secret plain, URL-encoded, base64 in a data: URL, base64 in
+    base64 at any offset, each is found, and a file without it is not reported."""
+    secret = "s3cr/t+token?&x"
+    inner = base64.b64encode(b"ab" + secret.encode()).decode()
+    once = base64.b64encode(secret.encode()).decode()
+    files = {
+        "plain.json": f'{{"token": "{secret}"}}',
+        "link.html": f'<a href="/x?t={quote(secret, safe="")}">',
+        "page.html": f'<img src="data:text/plain;base64,{once}">',
+        "twice.html": "data:;base64," + base64.b64encode(("x" + inner).encode()).decode(),
+        "clean.txt": "nothing here but $LIVECERT_OPERATOR_TOKEN",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    found = leaks(tmp_path, {"the token": secret})
+    assert found == [f"{name}: the token" for name in sorted(files) if name != "clean.txt"]
+
+
+def test_secrets_are_shown_by_name_players_told_apart_by_a_keyed_hmac() -> None:
+    registry = SecretRegistry()
+    assert registry.register("pa ss/word+1", "$SAOMAI_OPS_PASSWORD")
+    first = registry.register_player_token("tok-aaaaaaaa")
+    second = registry.register_player_token("tok-bbbbbbbb")
+    assert first != second and first.startswith("$PLAYER_TOKEN[hmac:")
+    # keyed per registry (per run), never a plain hash that could be guessed back
+    assert SecretRegistry().register_player_token("tok-aaaaaaaa") != first
+    text = 'password=pa+ss%2Fword%2B1&t=tok-aaaaaaaa {"p": "pa ss\\/word+1"}'
+    shown = registry.mask(text)
+    assert "tok-aaaaaaaa" not in shown and "pa" + " ss" not in shown
+    assert shown.startswith(f"password=$SAOMAI_OPS_PASSWORD&t={first}")
+    # too short to mask without garbling every word holding it: refused, and said
+    assert registry.register("abc", "$SHORT") is False
+    assert registry.mask("abc") == "abc"
+
+
+def test_the_command_line_shows_the_tokens_variables() -> None:
+    argv = ["--operator-token", "tok1", "--dealer-token=tok2", "--operator", "tok3"]
+    argv += ["--clauses", "SB-PAY-16", "--", "--dealer-token", "tok4"]
+    assert shown_command(argv) == [
+        "--operator-token",
+        "$LIVECERT_OPERATOR_TOKEN",
+        "--dealer-token=$LIVECERT_DEALER_TOKEN",
+        "--operator",
+        "$LIVECERT_OPERATOR_TOKEN",
+        "--clauses",
+        "SB-PAY-16",
+        "--",
+        "--dealer-token",
+        "$LIVECERT_DEALER_TOKEN",
+    ]
+
+
+def test_a_secret_left_in_a_page_stops_the_report_before_its_manifest(tmp_path: Path) -> None:
+    """The last check: a page holding a secret (here the rules page, planted) is never
+    published quietly: no manifest, and the error names the file and the secret's name."""
+    secret = "planted-secret-1234"
+    (tmp_path / "rules").mkdir()
+
+    def guard(folder: Path) -> list[str]:
+        (folder / "rules" / "planted.txt").write_text(
+            base64.b64encode(f"x{secret}".encode()).decode(), encoding="utf-8"
+        )
+        return guard_leaks(folder, {secret: "$PLANTED"})
+
+    certificate = {"verdict": "compliant", "verdict_reasons": []}
+    with pytest.raises(SecretInReport, match=r"rules/planted\.txt: \$PLANTED"):
+        publish(tmp_path, certificate, [], html=False, guard=guard, say=lambda _: None)
+    assert not (tmp_path / "manifest.json").exists()
