@@ -58,11 +58,23 @@ def _decoded_base64(data: bytes) -> list[bytes]:
     return found
 
 
+def _pdf_text(data: bytes) -> bytes:
+    """A PDF's characters in the order drawn, without layout analysis: no line break is put
+    inside a secret the page wrapped (and it is twice as quick)."""
+    from pdfminer.converter import TextConverter
+    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+    from pdfminer.pdfpage import PDFPage
+
+    text, resources = io.StringIO(), PDFResourceManager()
+    interpreter = PDFPageInterpreter(resources, TextConverter(resources, text, laparams=None))
+    for page in PDFPage.get_pages(io.BytesIO(data)):
+        interpreter.process_page(page)
+    return text.getvalue().encode("utf-8")
+
+
 def _pdf_readings(data: bytes) -> list[bytes]:
     """A PDF's text as a reader sees it, and its compressed streams inflated."""
-    from pdfminer.high_level import extract_text
-
-    found = [extract_text(io.BytesIO(data)).encode("utf-8")]
+    found = [_pdf_text(data)]
     for match in _PDF_STREAM.finditer(data):
         try:
             found.append(zlib.decompress(match.group(1)))
