@@ -24,9 +24,9 @@ from rewriting_proxy import rewriting_proxy, unchanged
 from secret_scan import leaks
 from vendor_support import MAPPING, vendor_server
 
-from livecert.adapters.secrets import SecretRegistry
+from livecert.adapters.secrets import SECRETS, SecretRegistry, register_url_password
 from livecert.adapters.secrets import leaks as guard_leaks
-from livecert.certify.runner import shown_command
+from livecert.certify.runner import guard_folder, shown_command
 from livecert.harness.embedded import EmbeddedServer
 from livecert.report.publish import SecretInReport, publish
 
@@ -130,6 +130,12 @@ def test_secrets_are_shown_by_name_players_told_apart_by_a_keyed_hmac() -> None:
     assert registry.mask("abc") == "abc"
 
 
+def test_a_password_in_the_target_url_is_masked_as_written_and_decoded() -> None:
+    register_url_password("http://lab:p%40ss%2Fw0rd@127.0.0.1:8780/api")
+    shown = SECRETS.mask("GET http://lab:p%40ss%2Fw0rd@127.0.0.1:8780/api (p@ss/w0rd)")
+    assert shown == "GET http://lab:$TARGET_URL_PASSWORD@127.0.0.1:8780/api ($TARGET_URL_PASSWORD)"
+
+
 def test_the_command_line_shows_the_tokens_variables() -> None:
     argv = ["--operator-token", "tok1", "--dealer-token=tok2", "--operator", "tok3"]
     argv += ["--clauses", "SB-PAY-16", "--", "--dealer-token", "tok4"]
@@ -145,6 +151,17 @@ def test_the_command_line_shows_the_tokens_variables() -> None:
         "--dealer-token",
         "$LIVECERT_DEALER_TOKEN",
     ]
+
+
+def test_the_first_check_masks_a_secret_where_it_finds_it(tmp_path: Path) -> None:
+    """Before the certificate is built, a secret the pytest run let through is masked in its
+    file and named (certify then lists it as a harness error: the verdict is incomplete)."""
+    SECRETS.register("escaped-token-5150", "$ESCAPED")
+    (tmp_path / "junit.xml").write_text("<failure>escaped-token-5150</failure>", encoding="utf-8")
+    (tmp_path / "clean.txt").write_text("nothing", encoding="utf-8")
+    assert guard_folder(tmp_path) == ["junit.xml: $ESCAPED"]
+    assert (tmp_path / "junit.xml").read_text(encoding="utf-8") == "<failure>$ESCAPED</failure>"
+    assert guard_folder(tmp_path) == []
 
 
 def test_a_secret_left_in_a_page_stops_the_report_before_its_manifest(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ import secrets as _random
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, MatchKind
 
@@ -150,15 +150,12 @@ class SecretRegistry:
 SECRETS = SecretRegistry()  # this process's secrets
 
 
-def register_environment(names: Iterable[str]) -> list[str]:
-    """Register the named environment variables' values as `$NAME`; answer the names whose
-    value is too short to mask."""
-    short = []
-    for name in names:
-        value = os.environ.get(name)
-        if value and not SECRETS.register(value, f"${name}"):
-            short.append(name)
-    return short
+def register_url_password(url: str | None) -> None:
+    """A password written into the target's URL (`http://user:password@host`, which requests
+    sends as basic authentication) is a secret too: the URL is in every exchange and page."""
+    written = urlsplit(url).password if url else None  # as the URL writes it (%-encoded)
+    for password in {written, unquote(written)} if written else ():
+        SECRETS.register(password, "$TARGET_URL_PASSWORD")
 
 
 def _base64_forms(secret: bytes) -> set[bytes]:

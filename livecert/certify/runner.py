@@ -24,7 +24,13 @@ from pathlib import Path
 
 import livecert
 from livecert.adapters.registry import CANONICAL, is_canonical
-from livecert.adapters.secrets import PIPE_VARIABLE, SECRETS, leaks, mask_files
+from livecert.adapters.secrets import (
+    PIPE_VARIABLE,
+    SECRETS,
+    leaks,
+    mask_files,
+    register_url_password,
+)
 from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import is_contract_clause
 from livecert.harness.run_record import read_run_record
@@ -261,6 +267,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # SUITE_PLUGINS only
     files = feature_files(root, options.games, options.rule_clauses)
     env["LIVECERT_FEATURE_FILES"] = os.pathsep.join(str(f) for f in files)
+    register_url_password(options.target_url)
     for name, token in SECRET_FLAGS.items():
         value = getattr(options, name.removeprefix("--").replace("-", "_"))
         if value:
@@ -310,6 +317,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     certificate = build_certificate(
         records, options.games, run, options.clauses, options.sweep_only
     )
+    certificate = SECRETS.mask_data(certificate)  # the target's URL may hold a password
     (folder / "certificate.json").write_text(
         json.dumps(certificate, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
