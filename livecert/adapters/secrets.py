@@ -52,7 +52,7 @@ class SecretRegistry:
         self._lock = threading.Lock()
         self._shown: dict[str, str] = {}  # spelling -> what is shown instead
         self._values: dict[str, str] = {}  # value -> shown
-        self._automaton: tuple[AhoCorasick, list[str]] | None = None  # rebuilt after a register
+        self._batches: list[_Batch] = []  # the spellings, in automata of halving sizes
         self._key = _random.token_bytes(32)  # for the players' HMACs; never written anywhere
         self._pipe: int | None = None
         fd = os.environ.get(PIPE_VARIABLE)
@@ -71,9 +71,10 @@ class SecretRegistry:
             if text in self._values:
                 return True
             self._values[text] = shown
-            for spelling in spellings(text):
-                self._shown.setdefault(spelling, shown)
-            self._automaton = None
+            new = [s for s in spellings(text) if s not in self._shown]
+            for spelling in new:
+                self._shown[spelling] = shown
+            self._add_batch(new)
             self._tell_parent(text, shown)
         return True
 
@@ -86,25 +87,40 @@ class SecretRegistry:
         self.register(text, shown)
         return shown
 
+    def _add_batch(self, patterns: list[str]) -> None:
+        """Keep the spellings in automata of halving sizes, merging the last two while the
+        newer is as large: a run registers a token per player and masks between, and one
+        automaton rebuilt on each would cost the square of the players."""
+        if not patterns:
+            return
+        self._batches.append(_Batch(patterns))
+        while len(self._batches) > 1 and (
+            len(self._batches[-1].patterns) >= len(self._batches[-2].patterns)
+        ):
+            newer = self._batches.pop()
+            self._batches[-1] = _Batch(self._batches[-1].patterns + newer.patterns)
+
     def mask(self, text: str | None) -> str | None:
         """`text` with every known secret replaced by how it is shown (the longest match where
-        secrets overlap, so a secret holding another is replaced whole). One Aho-Corasick pass
-        (ahocorasick-rs): a run masks every exchange against a token per player."""
+        secrets overlap, so a secret holding another is replaced whole). Aho-Corasick passes
+        (ahocorasick-rs), a few at most: a run masks every exchange against a token per
+        player."""
         if not text:
             return text
         with self._lock:
-            if not self._shown:
+            found = [
+                (start, -end, batch.patterns[index])
+                for batch in self._batches
+                for index, start, end in batch.automaton.find_matches_as_indexes(text)
+            ]
+            if not found:
                 return text
-            if self._automaton is None:
-                patterns = list(self._shown)
-                automaton = AhoCorasick(patterns, matchkind=MatchKind.LeftmostLongest)
-                self._automaton = (automaton, patterns)
-            automaton, patterns = self._automaton
             parts, at = [], 0
-            for index, start, end in automaton.find_matches_as_indexes(text):
-                parts += [text[at:start], self._shown[patterns[index]]]
-                at = end
-        return "".join([*parts, text[at:]]) if parts else text
+            for start, minus_end, spelling in sorted(found):  # leftmost, then longest
+                if start >= at:
+                    parts += [text[at:start], self._shown[spelling]]
+                    at = -minus_end
+        return "".join([*parts, text[at:]])
 
     def mask_data(self, data: object) -> object:
         """A JSON-like value with every string in it masked (keys too)."""
@@ -145,6 +161,14 @@ class SecretRegistry:
         thread = threading.Thread(target=read, daemon=True)
         thread.start()
         return thread
+
+
+class _Batch:
+    """Some spellings and their automaton (leftmost-longest matches, none overlapping)."""
+
+    def __init__(self, patterns: list[str]) -> None:
+        self.patterns = patterns
+        self.automaton = AhoCorasick(patterns, matchkind=MatchKind.LeftmostLongest)
 
 
 SECRETS = SecretRegistry()  # this process's secrets
