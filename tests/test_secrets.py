@@ -12,8 +12,11 @@ environment.
 """
 
 import base64
+import os
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import quote
 
@@ -24,7 +27,12 @@ from rewriting_proxy import rewriting_proxy, unchanged
 from secret_scan import leaks
 from vendor_support import MAPPING, vendor_server
 
-from livecert.adapters.secrets import SECRETS, SecretRegistry, register_url_password
+from livecert.adapters.secrets import (
+    PIPE_VARIABLE,
+    SECRETS,
+    SecretRegistry,
+    register_url_password,
+)
 from livecert.adapters.secrets import leaks as guard_leaks
 from livecert.certify.runner import guard_folder, shown_command
 from livecert.harness.embedded import EmbeddedServer
@@ -128,6 +136,21 @@ def test_secrets_are_shown_by_name_players_told_apart_by_a_keyed_hmac() -> None:
     # too short to mask without garbling every word holding it: refused, and said
     assert registry.register("abc", "$SHORT") is False
     assert registry.mask("abc") == "abc"
+
+
+def test_the_pytest_run_tells_certify_each_secret_it_learns_over_a_pipe() -> None:
+    registry = SecretRegistry()
+    read_end, write_end = os.pipe()
+    listener = registry.listen(read_end)
+    learn = "from livecert.adapters.secrets import SECRETS as S\n"
+    learn += "S.register_player_token('tok-from-the-run-42')\n"
+    learn += f"import os; assert {PIPE_VARIABLE!r} not in os.environ  # not handed further on"
+    env = {**os.environ, PIPE_VARIABLE: str(write_end)}
+    subprocess.run([sys.executable, "-c", learn], env=env, pass_fds=(write_end,), check=True)
+    os.close(write_end)
+    listener.join(timeout=10)
+    assert list(registry.values()) == ["tok-from-the-run-42"]
+    assert registry.mask("t=tok-from-the-run-42").startswith("t=$PLAYER_TOKEN[hmac:")
 
 
 def test_a_password_in_the_target_url_is_masked_as_written_and_decoded() -> None:

@@ -26,6 +26,7 @@ import hmac
 import json
 import os
 import secrets as _random
+import stat
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -54,10 +55,7 @@ class SecretRegistry:
         self._values: dict[str, str] = {}  # value -> shown
         self._batches: list[_Batch] = []  # the spellings, in automata of halving sizes
         self._key = _random.token_bytes(32)  # for the players' HMACs; never written anywhere
-        self._pipe: int | None = None
-        fd = os.environ.get(PIPE_VARIABLE)
-        if fd and fd.isdigit():
-            self._pipe = int(fd)
+        self._pipe = _parents_pipe()
 
     def register(self, value: object, shown: str) -> bool:
         """Mask `value` as `shown` from now on; False (and nothing masked) when it is too
@@ -161,6 +159,19 @@ class SecretRegistry:
         thread = threading.Thread(target=read, daemon=True)
         thread.start()
         return thread
+
+
+def _parents_pipe() -> int | None:
+    """The pipe certify opened for this pytest run, if any: taken out of the environment, so
+    that no process this one starts (a server, a lab's command) writes to a number that is
+    not its pipe; checked to be a pipe."""
+    fd = os.environ.pop(PIPE_VARIABLE, "")
+    if not fd.isdigit():
+        return None
+    try:
+        return int(fd) if stat.S_ISFIFO(os.fstat(int(fd)).st_mode) else None
+    except OSError:
+        return None
 
 
 class _Batch:
