@@ -35,6 +35,7 @@ from livecert.adapters.secrets import (
 )
 from livecert.adapters.secrets import leaks as guard_leaks
 from livecert.certify.runner import guard_folder, shown_command
+from livecert.cli import main
 from livecert.harness.embedded import EmbeddedServer
 from livecert.report.publish import SecretInReport, publish
 
@@ -157,6 +158,17 @@ def test_a_password_in_the_target_url_is_masked_as_written_and_decoded() -> None
     register_url_password("http://lab:p%40ss%2Fw0rd@127.0.0.1:8780/api")
     shown = SECRETS.mask("GET http://lab:p%40ss%2Fw0rd@127.0.0.1:8780/api (p@ss/w0rd)")
     assert shown == "GET http://lab:$TARGET_URL_PASSWORD@127.0.0.1:8780/api ($TARGET_URL_PASSWORD)"
+
+
+def test_doctor_warns_of_a_token_given_as_a_flag(capsys: pytest.CaptureFixture) -> None:
+    argv = ["doctor", "--target-url", "http://127.0.0.1:9", "--timeout", "1"]
+    main([*argv, "--operator-token", "tok-op-1234", "--dealer-token=tok-dl-1234"])
+    err = capsys.readouterr().err.splitlines()
+    assert err[:2] == [
+        "livecert doctor: --operator-token shows in the process list; prefer "
+        "LIVECERT_OPERATOR_TOKEN",
+        "livecert doctor: --dealer-token shows in the process list; prefer LIVECERT_DEALER_TOKEN",
+    ]
 
 
 def test_the_command_line_shows_the_tokens_variables() -> None:

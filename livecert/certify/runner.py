@@ -25,6 +25,7 @@ from pathlib import Path
 import livecert
 from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.adapters.secrets import (
+    MIN_LENGTH,
     PIPE_VARIABLE,
     SECRETS,
     leaks,
@@ -272,7 +273,12 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         value = getattr(options, name.removeprefix("--").replace("-", "_"))
         if value:
             env[token.removeprefix("$")] = value  # to the suite by its environment, not argv
-            SECRETS.register(value, token)
+            if not SECRETS.register(value, token):
+                print(
+                    f"livecert certify: {token} is shorter than {MIN_LENGTH} characters and "
+                    "cannot be kept out of the report; use a longer token",
+                    file=sys.stderr,
+                )
     command = pytest_command(options, folder, root)
     started = time.monotonic()
     returncode = _run_suite(command, root, env, options.output)
