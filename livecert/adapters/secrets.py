@@ -35,6 +35,7 @@ from urllib.parse import quote, quote_plus, unquote, urlsplit
 from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, MatchKind
 
 MIN_LENGTH = 4  # characters: a shorter secret would mask ordinary words; it is refused
+CHECKED_LENGTH = 8  # characters: the last check looks for secrets this long or longer (`leaks`)
 PIPE_VARIABLE = "LIVECERT_SECRETS_FD"  # the pytest run writes the secrets it learns there
 
 
@@ -200,7 +201,7 @@ def _base64_forms(secret: bytes) -> set[bytes]:
     for offset in range(3):
         encoded = base64.b64encode(b"\0" * offset + secret).rstrip(b"=")
         core = encoded[-(-8 * offset // 6) : (8 * (offset + len(secret))) // 6]
-        if len(core) >= MIN_LENGTH:
+        if len(core) >= CHECKED_LENGTH:
             forms |= {core, core.replace(b"+", b"-").replace(b"/", b"_")}
     return forms
 
@@ -209,9 +210,14 @@ def leaks(folder: Path, known: dict[str, str]) -> list[str]:
     """The files of `folder` holding a secret of `known` (value -> shown), written as is,
     URL- or JSON-escaped or base64-encoded (the single-file Allure HTML embeds its files so):
     'file: $SHOWN' for each. One Aho-Corasick pass per file (ahocorasick-rs): a run has a token
-    per player, hundreds of patterns, and its report tens of megabytes."""
+    per player, hundreds of patterns, and its report tens of megabytes. Secrets shorter than
+    CHECKED_LENGTH are masked but not looked for: a short one (a 5-letter password) cannot be
+    told from the same letters in the report's own text or in the JavaScript the Allure HTML
+    embeds, and the check would stop every run."""
     names: dict[bytes, str] = {}
     for value, shown in known.items():
+        if len(value) < CHECKED_LENGTH:
+            continue
         for spelling in spellings(value):
             raw = spelling.encode("utf-8")
             names[raw] = shown
