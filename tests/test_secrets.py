@@ -22,11 +22,13 @@ from urllib.parse import quote
 
 import pytest
 import requests
+from allure_commons import model2 as allure_model
 from cli_support import certify, certify_mapping
 from rewriting_proxy import rewriting_proxy, unchanged
 from secret_scan import leaks
 from vendor_support import MAPPING, vendor_server
 
+from fixtures.evidence import MaskedAllureResults, _mask_report
 from livecert.adapters.secrets import (
     PIPE_VARIABLE,
     SECRETS,
@@ -169,6 +171,33 @@ def test_doctor_warns_of_a_token_given_as_a_flag(capsys: pytest.CaptureFixture) 
         "LIVECERT_OPERATOR_TOKEN",
         "livecert doctor: --dealer-token shows in the process list; prefer LIVECERT_DEALER_TOKEN",
     ]
+
+
+def test_a_failure_quoting_a_secret_shows_its_name_in_allure_the_terminal_and_junit() -> None:
+    """A check's message or a Hypothesis example may quote what a target answered: pytest's
+    report (the terminal's and JUnit's text) and Allure's result are masked as they are made."""
+    SECRETS.register("failure-secret-77", "$FAILED_SECRET")
+    report = pytest.TestReport(
+        "t",
+        ("f.py", 0, "t"),
+        {},
+        "failed",
+        "boom: failure-secret-77",
+        "call",
+        [("Captured stdout call", "said failure-secret-77")],
+    )
+    MaskedAllureResults().report_result(
+        result := allure_model.TestResult(
+            name="t",
+            statusDetails=allure_model.StatusDetails(message="boom: failure-secret-77"),
+            steps=[allure_model.TestStepResult(name="Then failure-secret-77 is refused")],
+        )
+    )
+    _mask_report(report)
+    assert report.longrepr == "boom: $FAILED_SECRET"
+    assert report.sections == [("Captured stdout call", "said $FAILED_SECRET")]
+    assert result.statusDetails.message == "boom: $FAILED_SECRET"
+    assert result.steps[0].name == "Then $FAILED_SECRET is refused"
 
 
 def test_the_command_line_shows_the_tokens_variables() -> None:
