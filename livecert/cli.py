@@ -31,13 +31,15 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--operator-token",
         metavar="TOKEN",
         default=os.environ.get("LIVECERT_OPERATOR_TOKEN"),
-        help="operator bearer token (env LIVECERT_OPERATOR_TOKEN)",
+        help="operator bearer token; prefer the env LIVECERT_OPERATOR_TOKEN (a flag shows in "
+        "the process list)",
     )
     parser.add_argument(
         "--dealer-token",
         metavar="TOKEN",
         default=os.environ.get("LIVECERT_DEALER_TOKEN"),
-        help="dealer bearer token (env LIVECERT_DEALER_TOKEN)",
+        help="dealer bearer token; prefer the env LIVECERT_DEALER_TOKEN (a flag shows in "
+        "the process list)",
     )
     parser.add_argument(
         "--timeout",
