@@ -1,11 +1,11 @@
 """No secret in any file of a report: tokens, passwords, session cookies, players' tokens.
 
 Two certifications with known secrets, each report folder then read byte by byte (base64 and
-URL-encoded blobs decoded, the PDF's text extracted: tests/secret_scan.py): the reference with
-its operator and dealer tokens given as flags and a seeded fault on the access clause (so
-failures, reproductions and curl scripts are written, and players act with each other's
-tokens), every player token read back from the reference's database, the whole report built
-(Allure HTML, certificate page and PDF); and the vendor example through its mapping
+URL-encoded blobs decoded, the PDF's text extracted: tests/secret_scan.py). The reference, its
+operator token given as a flag and its dealer token in the environment, with a seeded fault on
+the access clause (so failures, reproductions and curl scripts are written, and players act
+with each other's tokens), every player token read back from its database, the whole report
+built (Allure HTML, certificate page and PDF). The vendor example through its mapping
 (`--no-html`: the pages are built from the files it does write), behind a proxy that notes
 every session cookie and player ticket the vendor hands out, its passwords from the
 environment.
@@ -44,7 +44,9 @@ from livecert.report.publish import SecretInReport, publish
 OPERATOR, DEALER = "op-known-7d41c9e2", "dl-known-5a80f3b6"
 
 
-def test_a_reference_run_with_tokens_as_flags_writes_no_secret(tmp_path: Path) -> None:
+def test_a_reference_run_with_a_token_as_flag_one_in_the_env_writes_no_secret(
+    tmp_path: Path,
+) -> None:
     database = tmp_path / "reference.sqlite3"
     server = EmbeddedServer(
         faults=("record-shows-other-players",),
@@ -56,8 +58,8 @@ def test_a_reference_run_with_tokens_as_flags_writes_no_secret(tmp_path: Path) -
         status, certificate, output = certify(
             tmp_path / "report",
             *("--game", "xocdia", "--clauses", "REG-ACCESS-01"),
-            *("--target-url", server.url),
-            *("--operator-token", OPERATOR, "--dealer-token", DEALER),
+            *("--target-url", server.url, "--operator-token", OPERATOR),
+            env={**os.environ, "LIVECERT_DEALER_TOKEN": DEALER},
         )
     assert status == 1, output[-3000:]  # the fault found: failures and reproductions written
     with sqlite3.connect(database) as db:
@@ -71,9 +73,9 @@ def test_a_reference_run_with_tokens_as_flags_writes_no_secret(tmp_path: Path) -
     assert certificate["verdict"] == "non-compliant"  # no harness error: nothing leaked
     command = certificate["run"]["command"]
     assert command[command.index("--operator-token") + 1] == "$LIVECERT_OPERATOR_TOKEN"
-    assert command[command.index("--dealer-token") + 1] == "$LIVECERT_DEALER_TOKEN"
     assert OPERATOR not in output and DEALER not in output  # nor in the terminal
     assert "--operator-token shows in the process list; prefer LIVECERT_OPERATOR_TOKEN" in output
+    assert "--dealer-token shows" not in output  # the environment is what it recommends
 
 
 def test_a_vendor_run_through_its_mapping_writes_no_password_cookie_or_ticket(
