@@ -32,13 +32,15 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--operator-token",
         metavar="TOKEN",
         default=os.environ.get("LIVECERT_OPERATOR_TOKEN"),
-        help="operator bearer token (env LIVECERT_OPERATOR_TOKEN)",
+        help="operator bearer token; prefer the env LIVECERT_OPERATOR_TOKEN (a flag shows in "
+        "the process list)",
     )
     parser.add_argument(
         "--dealer-token",
         metavar="TOKEN",
         default=os.environ.get("LIVECERT_DEALER_TOKEN"),
-        help="dealer bearer token (env LIVECERT_DEALER_TOKEN)",
+        help="dealer bearer token; prefer the env LIVECERT_DEALER_TOKEN (a flag shows in "
+        "the process list)",
     )
     parser.add_argument(
         "--timeout",
@@ -335,6 +337,19 @@ def _run_doctor(args: argparse.Namespace) -> int:
     return 0 if diagnosis.healthy else 1
 
 
+def _warn_of_secret_flags(command: str, argv: list[str]) -> None:
+    """A token given as a flag shows in the process list (`ps`) to every user of the machine:
+    say so once per flag, and what to use instead."""
+    from livecert.certify.runner import SECRET_FLAGS, secret_flag
+
+    for flag in dict.fromkeys(f for f in map(secret_flag, argv) if f):
+        print(
+            f"livecert {command}: {flag} shows in the process list; prefer "
+            f"{SECRET_FLAGS[flag].removeprefix('$')}",
+            file=sys.stderr,
+        )
+
+
 PIPE_CLOSED = 141  # 128 + SIGPIPE: what a Unix tool whose reader went away ends with
 
 
@@ -430,6 +445,8 @@ def _main(argv: list[str] | None = None) -> int:
     )
     report.add_argument("folder", type=Path, metavar="DIR", help="a run's report folder")
     args = parser.parse_args(argv)
+    if args.command in ("certify", "doctor"):
+        _warn_of_secret_flags(args.command, argv)
     if args.command == "doctor":
         return _run_doctor(args)
     if args.command == "report":

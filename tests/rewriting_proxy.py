@@ -17,6 +17,8 @@ from fake_target import serving
 Rewrite = Callable[[str, str, int, object], object]
 # (method, path, request body) -> True where the proxy refuses the request itself (422)
 Refuse = Callable[[str, str, bytes], bool]
+# (request headers, the upstream's answer) -> None: sees every exchange (to learn its secrets)
+Observe = Callable[[dict[str, str], requests.Response], None]
 HOP_HEADERS = {"content-length", "transfer-encoding", "connection", "content-encoding"}
 
 
@@ -46,9 +48,13 @@ def another_round_in_bet_and_result_answers(
 
 
 @contextmanager
-def rewriting_proxy(upstream: str, rewrite: Rewrite, refuse: Refuse | None = None) -> Iterator[str]:
+def rewriting_proxy(
+    upstream: str, rewrite: Rewrite, refuse: Refuse | None = None, observe: Observe | None = None
+) -> Iterator[str]:
     """A proxy to `upstream` bending answers with `rewrite`; a request `refuse` picks is
-    refused with a 422 and a reason, never forwarded (a gateway keeping limits of its own)."""
+    refused with a 422 and a reason, never forwarded (a gateway keeping limits of its own);
+    `observe` sees each request's headers and the answer (redirects are passed on, not
+    followed)."""
     session = requests.Session()
 
     class Handler(BaseHTTPRequestHandler):
@@ -69,8 +75,15 @@ def rewriting_proxy(upstream: str, rewrite: Rewrite, refuse: Refuse | None = Non
                 self.wfile.write(payload)
                 return
             answer = session.request(
-                self.command, upstream + self.path, data=body, headers=headers, timeout=30
+                self.command,
+                upstream + self.path,
+                data=body,
+                headers=headers,
+                timeout=30,
+                allow_redirects=False,
             )
+            if observe is not None:
+                observe(headers, answer)
             payload = answer.content
             if "json" in answer.headers.get("Content-Type", ""):
                 path = self.path.split("?")[0]

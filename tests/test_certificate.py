@@ -229,6 +229,13 @@ def test_a_teardown_error_is_listed_and_the_run_incomplete() -> None:
     assert cert["harness_errors"] == ["clean-up after proves SB-PAY-01: TargetError: 500"]
 
 
+def test_a_secret_found_in_the_evidence_is_a_harness_error_and_the_run_incomplete() -> None:
+    message = "a secret of the run was written into the report: junit.xml: $PLAYER_TOKEN[hmac:1]"
+    cert = certify([*all_passing(), {"type": "harness_error", "message": message}])
+    assert cert["verdict"] == "incomplete"
+    assert cert["harness_errors"] == [message]
+
+
 def test_a_partial_run_never_says_compliant_alone_nor_passes_what_was_not_selected() -> None:
     selected = ("SB-PAY-16", "REG-SETTLE-01", "SB-PAY-01")
     cert = build_certificate(all_passing(), ("sicbo",), run={}, selected=selected)

@@ -94,7 +94,8 @@ def test_evidence_keeps_every_exchange_and_never_a_token() -> None:
 
 def test_a_new_players_token_never_reaches_the_evidence() -> None:
     """The answer that creates a player carries its bearer token: the exchange recorded for it
-    shows it as $PLAYER_TOKEN (the run record, Allure and the reproductions are made of these)."""
+    shows it as $PLAYER_TOKEN[hmac:...] (the run record, Allure and the reproductions are made
+    of these)."""
     created = {"player_id": "p9", "token": "tok-5c1d-live", "balance": "10.00", "connected": True}
     with fake_target(lambda h: send_json(h, 201, created)) as url:
         adapter = HttpAdapter(url, "operator-secret", "dealer-secret")
@@ -102,4 +103,4 @@ def test_a_new_players_token_never_reaches_the_evidence() -> None:
     assert player.token == "tok-5c1d-live"  # the harness still uses it
     [exchange] = adapter.recorder.drain()
     assert exchange.status == 201 and "tok-5c1d-live" not in exchange.response_body
-    assert '"token":"$PLAYER_TOKEN"' in exchange.response_body.replace(" ", "")
+    assert '"token":"$PLAYER_TOKEN[hmac:' in exchange.response_body.replace(" ", "")

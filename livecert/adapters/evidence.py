@@ -2,13 +2,17 @@
 
 A lab must be able to replay what the harness did. Each exchange is recorded with its method,
 URL, body, status, answer and timing, and can be rendered as a curl command; credentials are
-replaced by the role's environment variable so a report never leaks a token.
+replaced by the role's environment variable so a report never leaks a token, and every secret
+the run knows (livecert.adapters.secrets) is masked in an exchange when it is handed over.
 """
 
+import dataclasses
 import json
 import shlex
 import threading
 from dataclasses import asdict, dataclass
+
+from livecert.adapters.secrets import SECRETS
 
 _BODY_LIMIT = 256_000
 
@@ -92,29 +96,32 @@ class ExchangeRecorder:
         with self._lock:
             self._exchanges.append(exchange)
 
-    def mask(self, secret: str, shown: str = "$PLAYER_TOKEN") -> None:
-        """Show `secret` (a new player's token, just read from the answer that created the
-        player) as `shown` in every exchange not yet handed over: the evidence of a report
-        never holds a credential."""
-        if not secret:
-            return
-        with self._lock:
-            for ex in self._exchanges:
-                for name in ("url", "request_body", "response_body", "error"):
-                    value = getattr(ex, name)
-                    if value and secret in value:
-                        setattr(ex, name, value.replace(secret, shown))
-
     def snapshot(self) -> list[Exchange]:
-        """The exchanges recorded so far, kept (for a failure's reproduction)."""
+        """The exchanges recorded so far, kept (for a failure's reproduction), secrets masked."""
         with self._lock:
-            return list(self._exchanges)
+            return [masked(ex) for ex in self._exchanges]
 
     def drain(self) -> list[Exchange]:
-        """Hand over the exchanges recorded so far and forget them (one scenario's worth)."""
+        """Hand over the exchanges recorded so far and forget them (one scenario's worth),
+        secrets masked: a player's token, read from the answer that created the player, is
+        known by then."""
         with self._lock:
             taken, self._exchanges = self._exchanges, []
-            return taken
+        return [masked(ex) for ex in taken]
+
+
+def masked(exchange: Exchange) -> Exchange:
+    """A copy of `exchange` showing every secret the run knows by its name."""
+    return dataclasses.replace(
+        exchange,
+        url=SECRETS.mask(exchange.url) or "",
+        request_body=SECRETS.mask(exchange.request_body),
+        response_body=SECRETS.mask(exchange.response_body),
+        error=SECRETS.mask(exchange.error),
+        headers=None
+        if exchange.headers is None
+        else {k: SECRETS.mask(v) or "" for k, v in exchange.headers.items()},
+    )
 
 
 def exchanges_as_text(exchanges: list[Exchange]) -> str:

@@ -28,6 +28,7 @@ from livecert.adapters.model import (
     TargetInfo,
     limits_from,
 )
+from livecert.adapters.secrets import SECRETS
 from livecert.adapters.transport import send_recorded
 from livecert.contract import Contract, load_contract
 from livecert.rules.money import MoneyError, parse_money
@@ -71,6 +72,8 @@ class HttpAdapter:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._tokens = {"operator": operator_token, "dealer": dealer_token}
+        SECRETS.register(operator_token, "$LIVECERT_OPERATOR_TOKEN")
+        SECRETS.register(dealer_token, "$LIVECERT_DEALER_TOKEN")
         self.timeout = timeout
         self.bounds = bounds
         self.contract = contract or load_contract()
@@ -287,7 +290,7 @@ class HttpAdapter:
             role="operator",
             body={"balance": format(balance, "f")},
         )
-        self.recorder.mask(str(raw["token"]))  # the answer that created it holds it
+        SECRETS.register_player_token(raw["token"])  # masked from the answer that created it
         return PlayerHandle(raw["player_id"], raw["token"])
 
     def create_table(self, game: str) -> str:

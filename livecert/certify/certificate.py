@@ -256,6 +256,7 @@ def _harness_errors(records: list[dict], scenarios: list[dict]) -> list[str]:
         for r in records
         if r["type"] == "teardown_error"
     ]
+    errors += [r["message"] for r in records if r["type"] == "harness_error"]  # the run's own
     return errors
 
 

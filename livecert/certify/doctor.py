@@ -38,6 +38,7 @@ from livecert.adapters.registry import (
     AdapterSelectionError,
     build_adapter,
 )
+from livecert.adapters.secrets import SECRETS
 from livecert.contract import ContractViolation, load_contract
 from livecert.harness.capabilities import ANOTHER_PATH, CAPABILITIES
 from livecert.harness.dealer import open_round
@@ -77,7 +78,8 @@ class Diagnosis:
             if check.advice:
                 out.append(f"       -> {check.advice}")
         verdict = "ready to certify" if self.healthy else "fix the FAIL lines before certifying"
-        return [*out, "", f"livecert doctor: {verdict}"]
+        # an answer quoted in a line may hold a token or a session: shown by its name
+        return [SECRETS.mask(line) or "" for line in out] + ["", f"livecert doctor: {verdict}"]
 
     def text(self) -> str:
         """The lines for the terminal: the target's words in them (its name, its messages)

@@ -3,6 +3,13 @@
 The scenarios run in a pytest subprocess (the same suite `pytest features` runs), writing Allure
 results, JUnit XML and the run record; this module then builds certificate.json from the record
 and points reports/latest at the new folder.
+
+Secrets: the pytest run masks every secret it learns and tells this process each one over a
+pipe (livecert.adapters.secrets); the command line is recorded with the tokens' variable names;
+and before the certificate is built, and again before the manifest, every file of the folder is
+searched for every secret of the run. One found is masked where it is, the verdict is
+`incomplete` with a harness error naming the file; one in a page built after the certificate
+stops the run before the manifest (a report with a secret in it is never published quietly).
 """
 
 import contextlib
@@ -24,11 +31,20 @@ from livecert.adapters.bounds import (  # parse_size: the cli reads --max-answer
     parse_size,  # noqa: F401
 )
 from livecert.adapters.registry import CANONICAL, is_canonical
+from livecert.adapters.secrets import (
+    MIN_LENGTH,
+    PIPE_VARIABLE,
+    SECRETS,
+    leaks,
+    mask_files,
+    register_url_password,
+)
 from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import is_contract_clause
 from livecert.harness.run_record import read_run_record
 from livecert.harness.sweep import sweep_only_problem
 from livecert.report import publish
+from livecert.report.publish import SecretInReport
 from livecert.rules.paytable import use_profile
 from livecert.rules.profiles import load_profile
 from livecert.target_text import LINES, copy_visible, visible
@@ -38,6 +54,10 @@ SUITE_PLUGINS = ("pytest_bdd.plugin", "allure_pytest_bdd.plugin", "_hypothesis_p
 _TAG = re.compile(r"(?<![\w@])@([\w.-]+)")  # a Gherkin tag, e.g. @SB-PAY-08
 EXIT_CODES = {"compliant": 0, "non-compliant": 1, "incomplete": 2}
 GAME_CHOICES = ("sicbo", "xocdia", "all")
+SECRET_FLAGS = {
+    "--operator-token": "$LIVECERT_OPERATOR_TOKEN",
+    "--dealer-token": "$LIVECERT_DEALER_TOKEN",
+}
 
 
 class CertifyError(RuntimeError):
@@ -190,6 +210,88 @@ def pytest_command(
     return command + options.pytest_args
 
 
+def secret_flag(arg: str) -> str | None:
+    """The secret flag `arg` names (argparse takes `--operator-token`, `--operator-token=X` or
+    an unambiguous prefix such as `--operator`), if any."""
+    flag = arg.partition("=")[0]
+    if len(flag) < 4 or not flag.startswith("--"):
+        return None
+    return next((f for f in SECRET_FLAGS if f.startswith(flag)), None)
+
+
+def shown_command(argv: list[str]) -> list[str]:
+    """The command line as the certificate records it: a secret flag's value as its variable
+    (`--operator-token $LIVECERT_OPERATOR_TOKEN`), every other secret masked."""
+    shown: list[str] = []
+    hidden: str | None = None
+    for arg in argv:
+        if hidden is not None:
+            shown.append(hidden)
+            hidden = None
+            continue
+        flag = secret_flag(arg)  # pytest's own options after `--` have the same names
+        if flag is None:
+            shown.append(SECRETS.mask(arg) or arg)
+        elif "=" in arg:
+            shown.append(f"{arg.partition('=')[0]}={SECRET_FLAGS[flag]}")
+        else:
+            shown.append(arg)
+            hidden = SECRET_FLAGS[flag]
+    return shown
+
+
+def _run_suite(command: list[str], root: Path, env: dict, output: Path | None) -> int:
+    """Run the pytest suite with its output (the target's words in it) shown visibly, on the
+    terminal or in `output`; its exit status. Every secret the suite learns is registered here
+    as it is told (a pipe where the platform passes one, POSIX). When the terminal's reader has
+    gone (a closed pipe) the run still finishes and writes its report; the next print ends the
+    command quietly."""
+    read_end = write_end = None
+    if os.name == "posix":
+        read_end, write_end = os.pipe()
+        env = dict(env, **{PIPE_VARIABLE: str(write_end)})
+        listener = SECRETS.listen(read_end)
+    try:
+        with contextlib.ExitStack() as stack:
+            sink = (
+                sys.stdout
+                if output is None
+                else stack.enter_context(output.open("w", encoding="utf-8"))
+            )
+            process = stack.enter_context(
+                subprocess.Popen(
+                    command,
+                    cwd=root,
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    pass_fds=(write_end,) if write_end is not None else (),
+                )
+            )
+            if write_end is not None:
+                os.close(write_end)  # the child holds the only writer: its end is the pipe's end
+                write_end = None
+            assert process.stdout is not None
+            copy_visible(process.stdout, sink)
+            status = process.wait()
+        if read_end is not None:
+            listener.join(timeout=30)
+        return status
+    finally:
+        if write_end is not None:
+            os.close(write_end)
+
+
+def guard_folder(folder: Path) -> list[str]:
+    """The files of `folder` holding a secret the run knows, each masked where it is ('file:
+    $NAME' for each); nothing when the folder is clean."""
+    known = SECRETS.values()
+    found = leaks(folder, known)
+    if found:
+        mask_files(folder, sorted({line.rsplit(": ", 1)[0] for line in found}))
+    return found
+
+
 def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     """Run the certification; answer the exit status, the certificate and the report folder."""
     ends_at = time.time() + options.max_duration if options.max_duration is not None else None
@@ -205,15 +307,23 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     env["LIVECERT_FEATURE_FILES"] = os.pathsep.join(str(f) for f in files)
     if options.restart_hook:  # by the environment, like the tokens: it may hold a secret
         env["LIVECERT_RESTART_HOOK"] = options.restart_hook
-    if options.operator_token:
-        env["LIVECERT_OPERATOR_TOKEN"] = options.operator_token
-    if options.dealer_token:
-        env["LIVECERT_DEALER_TOKEN"] = options.dealer_token
+    register_url_password(options.target_url)
+    for name, token in SECRET_FLAGS.items():
+        value = getattr(options, name.removeprefix("--").replace("-", "_"))
+        if value:
+            env[token.removeprefix("$")] = value  # to the suite by its environment, not argv
+            if not SECRETS.register(value, token):
+                print(
+                    f"livecert certify: {token} is shorter than {MIN_LENGTH} characters and "
+                    "cannot be kept out of the report; use a longer token",
+                    file=sys.stderr,
+                )
     command = pytest_command(options, folder, root, ends_at)
     started = time.monotonic()
-    returncode = _run_shown(command, root, env, options.output)
+    returncode = _run_suite(command, root, env, options.output)
     elapsed = time.monotonic() - started
     show_junit_visibly(folder / "junit.xml")
+    leaked = guard_folder(folder)
     record_path = folder / "run-record.jsonl"
     records = read_run_record(record_path) if record_path.exists() else []
     if returncode not in (0, 1, 3) and not any(r["type"] == "target" for r in records):
@@ -224,8 +334,17 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
                 "scenario ran (see the output above)",
             }
         )
+    if leaked:
+        records.append(
+            {
+                "type": "harness_error",
+                "message": "a secret of the run was written into the report (a harness "
+                f"defect; masked there since): {', '.join(leaked)}",
+            }
+        )
+    invoked = sys.argv[2:] if sys.argv[1:2] == ["certify"] else None
     run = {
-        "command": ["livecert", "certify", *sys.argv[2:]] if sys.argv[1:2] == ["certify"] else [],
+        "command": ["livecert", "certify", *shown_command(invoked)] if invoked is not None else [],
         "target_url": options.target_url
         or (None if is_canonical(options.adapter) else "(the adapter's own)")
         or "(embedded reference server)",
@@ -249,35 +368,21 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     certificate = build_certificate(
         records, options.games, run, options.clauses, options.sweep_only
     )
+    certificate = SECRETS.mask_data(certificate)  # the target's URL may hold a password
     (folder / "certificate.json").write_text(
         json.dumps(certificate, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     previous = previous_report(folder)
-    published = publish(folder, certificate, records, previous, html=options.html)
+    try:
+        published = publish(
+            folder, certificate, records, previous, html=options.html, guard=guard_folder
+        )
+    except SecretInReport as error:
+        raise CertifyError(str(error)) from None
     certificate["published"] = published.messages
     if base is None:
         point_latest(folder)
     return EXIT_CODES[certificate["verdict"]], certificate, folder
-
-
-def _run_shown(command: list[str], root: Path, env: dict[str, str], output: Path | None) -> int:
-    """Run pytest with its output (the target's words in it) shown visibly, on the terminal or
-    in `output`; its exit status. When the terminal's reader has gone (a closed pipe) the run
-    still finishes and writes its report; the next print ends the command quietly."""
-    with contextlib.ExitStack() as stack:
-        sink = (
-            sys.stdout
-            if output is None
-            else stack.enter_context(output.open("w", encoding="utf-8"))
-        )
-        process = stack.enter_context(
-            subprocess.Popen(
-                command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-            )
-        )
-        assert process.stdout is not None
-        copy_visible(process.stdout, sink)
-        return process.wait()
 
 
 def show_junit_visibly(path: Path) -> None:

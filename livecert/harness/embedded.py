@@ -88,10 +88,6 @@ class EmbeddedServer:
             str(port),
             "--db",
             str(database),
-            "--operator-token",
-            self.operator_token,
-            "--dealer-token",
-            self.dealer_token,
         ]
         for fault in self.faults:
             command += ["--fault", fault]
@@ -106,7 +102,13 @@ class EmbeddedServer:
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                # the tokens by the environment: a flag would show them in the process list
+                env={
+                    **os.environ,
+                    "PYTHONUNBUFFERED": "1",
+                    "LIVECERT_OPERATOR_TOKEN": self.operator_token,
+                    "LIVECERT_DEALER_TOKEN": self.dealer_token,
+                },
             )
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:

@@ -2,13 +2,16 @@
 
 The pytest plugin writes it while scenarios run; `livecert certify` reads it to build the
 certificate. Keeping it a plain append-only file means a crashed run still leaves evidence of
-everything it got to.
+everything it got to. Every line is masked (livecert.adapters.secrets) before it is written: a
+message or an exchange quoting a token shows the token's name.
 """
 
 import json
 import threading
 from pathlib import Path
 from typing import Any
+
+from livecert.adapters.secrets import SECRETS
 
 
 class RunRecord:
@@ -25,6 +28,7 @@ class RunRecord:
         if self.path is None:
             return
         line = json.dumps({"type": kind, **fields}, default=str, ensure_ascii=False)
+        line = SECRETS.mask(line) or line
         with self._lock, self.path.open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 

@@ -2,12 +2,14 @@
 
 Order matters for the evidence: the rules, the charts and the Allure HTML are written first, the
 certificate page lists their hashes, the PDF is printed from the page, and the manifest is
-written last, over every file including the page and the PDF.
+written last, over every file including the page and the PDF. Before it, `guard` (the run's
+last check for secrets) reads every file: a secret found stops the publishing, with no manifest.
 """
 
 import json
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +22,10 @@ from livecert.report.rules_page import write_rules
 
 CHARTS_FOLDER = "charts"
 PDF = "certificate.pdf"
+
+
+class SecretInReport(RuntimeError):
+    """A page built for the report holds a secret of the run: the report is not published."""
 
 
 @dataclass
@@ -80,9 +86,11 @@ def publish(
     previous_report: Path | None = None,
     html: bool = True,
     say=print,
+    guard: Callable[[Path], list[str]] | None = None,
 ) -> PublishResult:
     """Write the report's pages next to certificate.json; `html=False` writes only the rules,
-    charts and manifest (the self-test's many runs need no pages)."""
+    charts and manifest (the self-test's many runs need no pages). `guard` answers the files
+    holding a secret (each 'file: $NAME'); any stops the publishing before the manifest."""
     result = PublishResult()
     result.files.append(write_rules(folder))
     charts = charts_for(certificate, records) if html else []
@@ -99,6 +107,12 @@ def publish(
             result.messages.append(f"certificate.pdf not printed: {problem}")
         else:
             result.files.append(folder / PDF)
+    found = guard(folder) if guard is not None else []
+    if found:
+        raise SecretInReport(
+            "a secret of the run was found in the report's pages (a harness defect; masked "
+            f"there, and no manifest written: do not hand this report on): {', '.join(found)}"
+        )
     path, digest = write_manifest(folder)
     result.files.append(path)
     result.manifest_sha256 = digest

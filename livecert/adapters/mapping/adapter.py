@@ -46,6 +46,7 @@ from livecert.adapters.model import (
     TargetInfo,
     limits_from,
 )
+from livecert.adapters.secrets import SECRETS
 
 DEALER_ACTIONS = {
     "pause": "pause_round",
@@ -277,8 +278,7 @@ class MappingAdapter(InstantRounds, LentAccounts):
     def _player_from(self, fields: dict) -> PlayerHandle:
         token = str(fields.get("token") or "")
         if token:
-            self._calls.sessions.player_tokens.add(token)
-            self.recorder.mask(token)  # the answer that created the player holds it
+            SECRETS.register_player_token(token)  # masked from the answer that created it
         return PlayerHandle(str(fields["player_id"]), token)
 
     def _write(self, amount: Decimal | str) -> Any:

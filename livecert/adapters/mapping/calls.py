@@ -170,7 +170,7 @@ class Calls:
                 raise TargetError(operation, f"its set-up command {shown} printed no {path}")
             self.captured[name] = value
             if name in step.get("secret", []):
-                self.sessions.secrets[str(value)] = f"$CAPTURED_{name.upper()}"
+                self.sessions.secret(value, f"$CAPTURED_{name.upper()}")
         self.recorder.add(
             Exchange(
                 self.recorder.next_seq(),

@@ -27,7 +27,7 @@ class LentAccounts:
 
     def _log_in(self, account: Account) -> PlayerHandle:
         """A listed account logged in by `create_player` (its password masked everywhere)."""
-        self._calls.sessions.secrets[account.password] = "$ACCOUNT_PASSWORD"
+        self._calls.sessions.secret(account.password, "$ACCOUNT_PASSWORD")
         values = {"account": {"user": account.user, "password": account.password}}
         fields = self._run("create_player", f"log the account {account.user} in", values)
         return self._player_from(fields)

@@ -3,14 +3,16 @@
 Each login session has its own cookie jar, logged in on first use and again when an answer
 matches the session's `expired` rule. A role sends its session's cookies, its headers, or both;
 an access check sends another role's credentials, a forged player token, or nothing. Every
-variable's value and every player token is shown masked (`$VARIABLE`, `$PLAYER_TOKEN`).
+variable's value, every login session's cookies and every player token is registered with the
+run's secrets (livecert.adapters.secrets) and shown masked (`$VARIABLE`, `$SESSION_OPS`,
+`$PLAYER_TOKEN[hmac:...]`).
 """
 
 import http.cookiejar
 import json
+import sys
 from collections.abc import Callable, Mapping
 from decimal import Decimal
-from urllib.parse import quote, quote_plus
 
 import requests
 
@@ -20,6 +22,7 @@ from livecert.adapters.evidence import Exchange
 from livecert.adapters.mapping.document import MappingError, MappingFile
 from livecert.adapters.mapping.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.mapping.template import Filter, TemplateError, render
+from livecert.adapters.secrets import MIN_LENGTH, SECRETS
 
 # sends one login request: (operation, role, jar, request spec, context, headers)
 Send = Callable[[str, str, requests.Session, dict, dict, dict], tuple[requests.Response, Exchange]]
@@ -43,8 +46,20 @@ class Sessions:
         # session cookie read into the player's token) must not ride along on other calls
         self.plain = self.new_session()
         self.plain.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
-        self.player_tokens: set[str] = set()
-        self.secrets: dict[str, str] = {}  # a set-up command's secret captures: how each shows
+        for name, value in mapping.variables.items():
+            self.secret(value, "$" + mapping.data["variables"][name]["env"])
+
+    @staticmethod
+    def secret(value: object, shown: str) -> None:
+        """Mask `value` as `shown` in everything the run writes; a value too short to mask is
+        said on stderr (never the value)."""
+        if not SECRETS.register(value, shown):
+            print(
+                f"livecert: {shown} is shorter than {MIN_LENGTH} characters and cannot be kept "
+                "out of the report (masking it would garble every word holding it); use a "
+                "longer secret",
+                file=sys.stderr,
+            )
 
     def new_session(self) -> requests.Session:
         """A cookie jar of its own, sending within the request bounds (BoundedTransport)."""
@@ -82,8 +97,9 @@ class Sessions:
                 f"sessions.{name}.login uses",
                 f"{exchange.method} {exchange.url}",
             )
-        if spec.get("secure_cookies_over_http"):
-            for item in jar.cookies:
+        for item in jar.cookies:
+            self.secret(item.value, f"$SESSION_{name.upper()}")
+            if spec.get("secure_cookies_over_http"):
                 item.secure = False  # a test lab over plain http: send the Secure cookie anyway
         self._logged_in.add(name)
 
@@ -161,21 +177,10 @@ class Sessions:
         rule = self.mapping.data.get("sessions", {}).get(session_name, {}).get("expired", {})
         return refused.code in rule.get("error_code", [])
 
-    def masked(self, text: str | None) -> str | None:
-        """`text` with every variable's value and player token replaced by its name."""
-        if text is None:
-            return None
-        for name, value in self.mapping.variables.items():
-            if value:
-                env = self.mapping.data["variables"][name]["env"]
-                for spelling in {value, quote(value, safe=""), quote_plus(value, safe="")}:
-                    text = text.replace(spelling, "$" + env)
-        for token in self.player_tokens:
-            text = text.replace(token, PLAYER_TOKEN)
-        for secret, shown in self.secrets.items():
-            for spelling in {secret, quote(secret, safe=""), quote_plus(secret, safe="")}:
-                text = text.replace(spelling, shown)
-        return text
+    @staticmethod
+    def masked(text: str | None) -> str | None:
+        """`text` with every secret the run knows replaced by its name."""
+        return SECRETS.mask(text)
 
     def close(self) -> None:
         for jar in self._jars.values():

@@ -1,0 +1,248 @@
+"""The run's secrets, and the one place that masks them in everything written for a lab.
+
+Every credential is registered here as soon as it is known: the operator's and dealer's tokens,
+the environment variables a mapping reads its passwords from, each new player's token, each
+captured session or secret. Whatever goes into a report (exchanges, run record lines, Allure
+attachments and results, JUnit, the command line in the certificate) passes through `mask`,
+which shows a secret as the variable it comes from (`$LIVECERT_OPERATOR_TOKEN`) or, where
+several need telling apart (each player's token), as `$PLAYER_TOKEN[hmac:1a2b3c4d]`: an
+HMAC-SHA256 keyed with a random key made for this process and never stored, so the report
+cannot be used to guess a token back (a plain hash of a short token could be).
+
+A secret shorter than MIN_LENGTH characters cannot be masked without garbling every word that
+holds it (a one-letter password would mask every "a"); it is not registered, and `register`
+says so (the caller warns the lab). Each secret is masked as written, URL-encoded (a form's
+password, a cookie in a query string) and as a JSON string writes it.
+
+A certify run has two processes: the pytest run learns the players' tokens, the parent knows
+the flags and builds the pages. The pytest run tells the parent each secret it learns over a
+pipe the parent opened (`LIVECERT_SECRETS_FD`), never through a file, so the parent's last
+check (`leaks`) looks for every secret of the run in every file before the manifest.
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import secrets as _random
+import stat
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import quote, quote_plus, unquote, urlsplit
+
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, MatchKind
+
+MIN_LENGTH = 4  # characters: a shorter secret would mask ordinary words; it is refused
+CHECKED_LENGTH = 8  # characters: the last check looks for secrets this long or longer (`leaks`)
+PIPE_VARIABLE = "LIVECERT_SECRETS_FD"  # the pytest run writes the secrets it learns there
+
+
+def spellings(value: str) -> set[str]:
+    """How a secret can be written in a report's text: as is, URL-encoded, JSON-escaped
+    (some servers, PHP's among them, escape "/" as "\\/")."""
+    escaped = {json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+    escaped |= {e.replace("/", "\\/") for e in escaped}
+    return {value, quote(value, safe=""), quote_plus(value, safe=""), *escaped}
+
+
+class SecretRegistry:
+    """The secrets known so far in this process, each with how it is shown."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._shown: dict[str, str] = {}  # spelling -> what is shown instead
+        self._values: dict[str, str] = {}  # value -> shown
+        self._batches: list[_Batch] = []  # the spellings, in automata of halving sizes
+        self._key = _random.token_bytes(32)  # for the players' HMACs; never written anywhere
+        self._pipe = _parents_pipe()
+
+    def register(self, value: object, shown: str) -> bool:
+        """Mask `value` as `shown` from now on; False (and nothing masked) when it is too
+        short to mask (the caller warns)."""
+        text = "" if value is None else str(value)
+        if not text:
+            return True
+        if len(text) < MIN_LENGTH:
+            return False
+        with self._lock:
+            if text in self._values:
+                return True
+            self._values[text] = shown
+            new = [s for s in spellings(text) if s not in self._shown]
+            for spelling in new:
+                self._shown[spelling] = shown
+            self._add_batch(new)
+            self._tell_parent(text, shown)
+        return True
+
+    def register_player_token(self, token: object) -> str:
+        """A player's token, shown as `$PLAYER_TOKEN[hmac:...]` (players told apart, the token
+        not recoverable from it); answers how it is shown."""
+        text = str(token)
+        digest = hmac.new(self._key, text.encode("utf-8"), hashlib.sha256).hexdigest()[:8]
+        shown = f"$PLAYER_TOKEN[hmac:{digest}]"
+        self.register(text, shown)
+        return shown
+
+    def _add_batch(self, patterns: list[str]) -> None:
+        """Keep the spellings in automata of halving sizes, merging the last two while the
+        newer is as large: a run registers a token per player and masks between, and one
+        automaton rebuilt on each would cost the square of the players."""
+        if not patterns:
+            return
+        self._batches.append(_Batch(patterns))
+        while len(self._batches) > 1 and (
+            len(self._batches[-1].patterns) >= len(self._batches[-2].patterns)
+        ):
+            newer = self._batches.pop()
+            self._batches[-1] = _Batch(self._batches[-1].patterns + newer.patterns)
+
+    def mask(self, text: str | None) -> str | None:
+        """`text` with every known secret replaced by how it is shown (the longest match where
+        secrets overlap, so a secret holding another is replaced whole). Aho-Corasick passes
+        (ahocorasick-rs), a few at most: a run masks every exchange against a token per
+        player."""
+        if not text:
+            return text
+        with self._lock:
+            found = [
+                (start, -end, batch.patterns[index])
+                for batch in self._batches
+                for index, start, end in batch.automaton.find_matches_as_indexes(text)
+            ]
+            if not found:
+                return text
+            parts, at = [], 0
+            for start, minus_end, spelling in sorted(found):  # leftmost, then longest
+                if start >= at:
+                    parts += [text[at:start], self._shown[spelling]]
+                    at = -minus_end
+        return "".join([*parts, text[at:]])
+
+    def mask_data(self, data: object) -> object:
+        """A JSON-like value with every string in it masked (keys too)."""
+        if isinstance(data, str):
+            return self.mask(data)
+        if isinstance(data, dict):
+            return {self.mask(str(k)): self.mask_data(v) for k, v in data.items()}
+        if isinstance(data, list | tuple):
+            return [self.mask_data(v) for v in data]
+        return data
+
+    def values(self) -> dict[str, str]:
+        """Every secret registered (value -> how it is shown), for the last check."""
+        with self._lock:
+            return dict(self._values)
+
+    def _tell_parent(self, value: str, shown: str) -> None:
+        if self._pipe is None:
+            return
+        line = (json.dumps({"value": value, "shown": shown}) + "\n").encode("utf-8")
+        try:
+            os.write(self._pipe, line)
+        except OSError:
+            self._pipe = None  # the parent stopped listening: it checks what it has
+
+    def listen(self, fd: int) -> threading.Thread:
+        """Register every secret the pytest run writes to the pipe `fd` (read until it ends)."""
+
+        def read() -> None:
+            with os.fdopen(fd, "r", encoding="utf-8") as stream:
+                for line in stream:
+                    try:
+                        told = json.loads(line)
+                        self.register(told["value"], told["shown"])
+                    except (ValueError, KeyError, TypeError):
+                        continue
+
+        thread = threading.Thread(target=read, daemon=True)
+        thread.start()
+        return thread
+
+
+def _parents_pipe() -> int | None:
+    """The pipe certify opened for this pytest run, if any: taken out of the environment, so
+    that no process this one starts (a server, a lab's command) writes to a number that is
+    not its pipe; checked to be a pipe."""
+    fd = os.environ.pop(PIPE_VARIABLE, "")
+    if not fd.isdigit():
+        return None
+    try:
+        return int(fd) if stat.S_ISFIFO(os.fstat(int(fd)).st_mode) else None
+    except OSError:
+        return None
+
+
+class _Batch:
+    """Some spellings and their automaton (leftmost-longest matches, none overlapping)."""
+
+    def __init__(self, patterns: list[str]) -> None:
+        self.patterns = patterns
+        self.automaton = AhoCorasick(patterns, matchkind=MatchKind.LeftmostLongest)
+
+
+SECRETS = SecretRegistry()  # this process's secrets
+
+
+def register_url_password(url: str | None) -> None:
+    """A password written into the target's URL (`http://user:password@host`, which requests
+    sends as basic authentication) is a secret too: the URL is in every exchange and page."""
+    written = urlsplit(url).password if url else None  # as the URL writes it (%-encoded)
+    for password in {written, unquote(written)} if written else ():
+        SECRETS.register(password, "$TARGET_URL_PASSWORD")
+
+
+def _base64_forms(secret: bytes) -> set[bytes]:
+    """The base64 characters made of the secret's bits alone, wherever it starts in a longer
+    text (offset 0, 1 or 2 in its group of three), in both alphabets."""
+    forms = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + secret).rstrip(b"=")
+        core = encoded[-(-8 * offset // 6) : (8 * (offset + len(secret))) // 6]
+        if len(core) >= CHECKED_LENGTH:
+            forms |= {core, core.replace(b"+", b"-").replace(b"/", b"_")}
+    return forms
+
+
+def leaks(folder: Path, known: dict[str, str]) -> list[str]:
+    """The files of `folder` holding a secret of `known` (value -> shown), written as is,
+    URL- or JSON-escaped or base64-encoded (the single-file Allure HTML embeds its files so):
+    'file: $SHOWN' for each. One Aho-Corasick pass per file (ahocorasick-rs): a run has a token
+    per player, hundreds of patterns, and its report tens of megabytes. Secrets shorter than
+    CHECKED_LENGTH are masked but not looked for: a short one (a 5-letter password) cannot be
+    told from the same letters in the report's own text or in the JavaScript the Allure HTML
+    embeds, and the check would stop every run."""
+    names: dict[bytes, str] = {}
+    for value, shown in known.items():
+        if len(value) < CHECKED_LENGTH:
+            continue
+        for spelling in spellings(value):
+            raw = spelling.encode("utf-8")
+            names[raw] = shown
+            for form in _base64_forms(raw):
+                names.setdefault(form, shown)
+    if not names:
+        return []
+    patterns = list(names)
+    automaton = BytesAhoCorasick(patterns)
+    found = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+        data = path.read_bytes()
+        seen = {names[patterns[i]] for i, _, _ in automaton.find_matches_as_indexes(data)}
+        found += [f"{path.relative_to(folder)}: {shown}" for shown in sorted(seen)]
+    return found
+
+
+def mask_files(folder: Path, names: Iterable[str]) -> None:
+    """Mask the secrets in the named files of `folder` where they are (the last check found
+    some); a file that is not text cannot be rewritten and is removed."""
+    for name in names:
+        path = folder / name
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            path.unlink(missing_ok=True)
+            continue
+        path.write_text(SECRETS.mask(text) or "", encoding="utf-8")
