@@ -284,7 +284,7 @@ class Casino:
     def info(self, req: Request) -> tuple[int, Any]:
         return 200, {
             "implementation": {"name": "second-server", "version": "0.1.0", "vendor": "example"},
-            "contract_version": "1.0.0",
+            "contract_version": "1.1.0",
             "games": list(GAMES),
             "currency": "EUR",
             "minor_unit": MINOR_UNIT,

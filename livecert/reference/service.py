@@ -36,7 +36,7 @@ from livecert.reference.games import GAMES, KNOWN_GAMES
 from livecert.reference.money import MoneyError, format_amount, parse_amount, round_minor
 from livecert.reference.store import Row, Store
 
-CONTRACT_VERSION = "1.0.0"
+CONTRACT_VERSION = "1.1.0"
 MAX_SLIP = 200
 # the longest strings taken (the contract's maxLength): a name, a reason or note, a selection
 MAX_NAME, MAX_TEXT, MAX_SELECTION, MAX_STAKE = 100, 500, 64, 32

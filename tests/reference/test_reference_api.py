@@ -32,7 +32,7 @@ def test_info(api: ContractClient) -> None:
         "version": __version__,
         "vendor": "livecert",
     }
-    assert info["contract_version"] == "1.0.0"
+    assert info["contract_version"] == "1.1.0"
     assert info["games"] == ["sicbo", "xocdia"]
     assert info["currency"] == "EUR" and info["minor_unit"] == 2 and info["rounding"] == "down"
     assert info["max_rtp"] == {"sicbo": "97.22", "xocdia": "98.75"}
