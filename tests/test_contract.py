@@ -142,9 +142,10 @@ def test_the_contract_states_the_limits_the_reference_keeps() -> None:
     assert "413 `BODY_TOO_LARGE`" in (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, but a mapping naming one key twice is an error: PyYAML alone keeps
-    the last value silently (the contract once lost two operations' links that way)."""
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loader (libyaml's when there, as load_contract), but a mapping naming one key
+    twice is an error: PyYAML alone keeps the last value silently (the contract once lost two
+    operations' links that way)."""
 
 
 def _unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
