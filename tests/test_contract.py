@@ -3,8 +3,10 @@
 import re
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from samples import BET, INFO
 
 from livecert.contract import ContractViolation, load_contract
@@ -138,3 +140,133 @@ def test_the_contract_states_the_limits_the_reference_keeps() -> None:
         in schemas["Error"]["properties"]["error"]["properties"]["code"]["description"]
     )
     assert "413 `BODY_TOO_LARGE`" in (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
+
+
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loader (libyaml's when there, as load_contract), but a mapping naming one key
+    twice is an error: PyYAML alone keeps the last value silently (the contract once lost two
+    operations' links that way)."""
+
+
+def _unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
+CONTRACT_YAML = ROOT / "livecert" / "contract" / "openapi.yaml"
+
+
+def test_the_strict_loader_refuses_a_key_named_twice() -> None:
+    with pytest.raises(yaml.constructor.ConstructorError, match="duplicate key 'links'"):
+        yaml.load("ok:\n  links: {a: 1}\n  links: {b: 2}\n", Loader=_UniqueKeyLoader)
+    with pytest.raises(yaml.constructor.ConstructorError, match="duplicate key 'a'"):
+        yaml.load("{a: 1, a: 2}", Loader=_UniqueKeyLoader)
+
+
+def test_the_contract_names_no_key_twice() -> None:
+    strict = yaml.load(CONTRACT_YAML.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    assert strict == CONTRACT.spec
+
+
+def _resolve(spec: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    """Follow local `$ref`s ("#/components/...") to the node they name."""
+    while "$ref" in node:
+        target: Any = spec
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def _required_field(spec: dict[str, Any], schema: dict[str, Any], pointer: list[str]) -> bool:
+    """Whether every answer valid by `schema` has the field at `pointer` (a JSON pointer's parts;
+    a number steps into an array's items)."""
+    schema = _resolve(spec, schema)
+    if not pointer:
+        return True
+    if "allOf" in schema:
+        return any(_required_field(spec, part, pointer) for part in schema["allOf"])
+    head, rest = pointer[0], pointer[1:]
+    if head.isdigit():
+        return schema.get("type") == "array" and _required_field(spec, schema["items"], rest)
+    return (
+        head in schema.get("required", [])
+        and head in schema.get("properties", {})
+        and _required_field(spec, schema["properties"][head], rest)
+    )
+
+
+def _operations(spec: dict[str, Any]) -> dict[str, tuple[dict[str, Any], set[str]]]:
+    """Each operation by its operationId, with the names of its parameters (path-level ones too)."""
+    found = {}
+    for item in spec["paths"].values():
+        shared = item.get("parameters", [])
+        for method, operation in item.items():
+            if method == "parameters":
+                continue
+            params = [_resolve(spec, p) for p in shared + operation.get("parameters", [])]
+            found[operation["operationId"]] = (operation, {p["name"] for p in params})
+    return found
+
+
+def _links(spec: dict[str, Any]) -> list[tuple[str, str, str, dict[str, Any], dict[str, Any]]]:
+    """Every link: the operation and status that carry it, its name, itself and the response."""
+    found = []
+    for item in spec["paths"].values():
+        for method, operation in item.items():
+            if method == "parameters":
+                continue
+            for status, response in operation["responses"].items():
+                response = _resolve(spec, response)
+                for name, link in response.get("links", {}).items():
+                    found.append((operation["operationId"], status, name, link, response))
+    return found
+
+
+def test_every_link_names_an_operation_its_parameters_and_a_field_of_the_answer() -> None:
+    """The OpenAPI links the stateful fuzzing follows (tests/test_contract_fuzz.py): each names an
+    existing operation, parameters that operation has, and takes each value from a field every
+    answer of the linking response carries."""
+    spec = CONTRACT.spec
+    operations = _operations(spec)
+    links = _links(spec)
+    problems = []
+    for source, status, name, link, response in links:
+        where = f"{source} {status} link {name}"
+        if link["operationId"] not in operations:
+            problems.append(f"{where}: no operation {link['operationId']!r}")
+            continue
+        target, params = operations[link["operationId"]]
+        if "requestBody" in link and "requestBody" not in target:
+            problems.append(f"{where}: {link['operationId']} takes no request body")
+        schema = response["content"]["application/json"]["schema"]
+        for param, expression in link.get("parameters", {}).items():
+            if param.split(".")[-1] not in params:
+                problems.append(f"{where}: {link['operationId']} has no parameter {param!r}")
+            if not expression.startswith("$response.body#/"):
+                problems.append(f"{where}: {param} from {expression!r}, not the answer's body")
+            elif not _required_field(
+                spec, schema, expression.removeprefix("$response.body#/").split("/")
+            ):
+                problems.append(f"{where}: the answer has no field {expression!r}")
+    assert not problems, "\n".join(problems)
+    # the round's life as the contract links it: opened, then closed or paused, then finished
+    linked = {(source, link["operationId"]) for source, _, _, link, _ in links}
+    assert {
+        ("createTable", "openRound"),
+        ("openRound", "closeBetting"),
+        ("openRound", "pauseRound"),
+        ("closeBetting", "enterResult"),
+        ("closeBetting", "recordReshake"),
+        ("pauseRound", "resumeRound"),
+        ("pauseRound", "cancelRound"),
+        ("placeBets", "withdrawBet"),
+    } <= linked, sorted(linked)

@@ -9,13 +9,12 @@ and the balance, in that order, and only then mutates.
 import hmac
 import json
 import secrets
-import time
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
+from .entities import Bet, Player, Recall, Round, Table, now_ms, stamp
 from .money import MINOR_UNIT, ROUNDING, fmt, parse_cents, win_cents
 from .paytable import TABLE, max_rtp_percent, settle
+from .request import Refusal, Request, invalid, not_found, state_refusal
 
 GAMES = ("sicbo", "xocdia")
 RESHAKE_REASONS = {
@@ -31,169 +30,6 @@ DEFAULT_COUNTDOWN_MS = 15_000
 MAX_COUNTDOWN_MS = 600_000
 MAX_SLIP = 200
 STATS_SIZE = 50
-
-
-class Refusal(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-
-
-def invalid(message: str) -> Refusal:
-    return Refusal(422, "VALIDATION", message)
-
-
-def state_refusal(message: str) -> Refusal:
-    return Refusal(409, "ROUND_STATE", message)
-
-
-def not_found(message: str) -> Refusal:
-    return Refusal(404, "NOT_FOUND", message)
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
-def stamp(ms: int | None) -> str | None:
-    if ms is None:
-        return None
-    moment = datetime.fromtimestamp(ms / 1000, UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-@dataclass
-class Request:
-    """One HTTP request as the handlers see it."""
-
-    role: str | None  # operator, dealer, player, or None without valid credentials
-    player_id: str | None
-    params: dict[str, str]
-    query: dict[str, str]
-    headers: dict[str, str]
-    raw: bytes
-
-    def json(self, required: bool = True) -> dict:
-        if not self.raw.strip():
-            if required:
-                raise invalid("a JSON body is required")
-            return {}
-        kind = self.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind != "application/json":
-            raise Refusal(415, "UNSUPPORTED_MEDIA_TYPE", "the body must be application/json")
-        try:
-            body = json.loads(
-                self.raw.decode("utf-8"), parse_constant=_no_constants, object_pairs_hook=_once
-            )
-        except ValueError as error:
-            raise invalid(f"the body is not valid JSON: {error}") from None
-        if not isinstance(body, dict):
-            raise invalid("the body must be a JSON object")
-        return body
-
-
-def _no_constants(name: str) -> None:
-    raise ValueError(f"{name} is not allowed")
-
-
-def _once(pairs: list[tuple[str, object]]) -> dict:
-    """An object naming each key once: a slip with its stake twice is ambiguous, so refused."""
-    keys = [key for key, _ in pairs]
-    twice = sorted({key for key in keys if keys.count(key) > 1})
-    if twice:
-        raise ValueError(f"the key(s) {', '.join(twice)} appear more than once")
-    return dict(pairs)
-
-
-@dataclass
-class Player:
-    id: str
-    token: str
-    balance: int
-    name: str | None = None
-    connected: bool = True
-
-
-@dataclass
-class Table:
-    id: str
-    game: str
-    name: str | None
-    chart: list[dict] = field(default_factory=list)  # settled results, oldest first
-    current: str | None = None  # the unfinished round, if any
-
-
-@dataclass
-class Bet:
-    id: str
-    seq: int
-    round_id: str
-    table_id: str
-    player_id: str
-    game: str
-    selection: str
-    stake: int
-    placed_at: int
-    status: str = "open"
-    outcome: str | None = None
-    win: int | None = None
-    returned: int | None = None
-    settled_at: int | None = None
-
-    def view(self) -> dict:
-        return {
-            "bet_id": self.id,
-            "round_id": self.round_id,
-            "table_id": self.table_id,
-            "player_id": self.player_id,
-            "game": self.game,
-            "selection": self.selection,
-            "stake": fmt(self.stake),
-            "placed_at": stamp(self.placed_at),
-            "status": self.status,
-            "outcome": self.outcome,
-            "win": None if self.win is None else fmt(self.win),
-            "returned": None if self.returned is None else fmt(self.returned),
-            "settled_at": stamp(self.settled_at),
-        }
-
-
-@dataclass
-class Round:
-    id: str
-    table_id: str
-    game: str
-    opened_at: int
-    ends_at: int
-    phase: str = "betting"  # the stored state; "betting" turns "closed" once ends_at passes
-    paused_from: str | None = None
-    left_ms: int = 0  # countdown left when paused during betting
-    shaken: bool = False
-    result: dict | None = None
-    reason: str | None = None
-    finished_at: int | None = None
-    events: list[dict] = field(default_factory=list)
-    bets: list[Bet] = field(default_factory=list)
-
-    def state(self, now: int) -> str:
-        if self.phase == "betting" and now >= self.ends_at:
-            self.phase = "closed"
-        return self.phase
-
-    def log(self, kind: str, at: int, reason: str | None = None) -> None:
-        self.events.append({"type": kind, "reason": reason, "at": stamp(at)})
-
-
-@dataclass
-class Recall:
-    """One round of a player's bet record."""
-
-    seq: int
-    round_id: str
-    balance_before: int
-    staked: int = 0
-    returned: int | None = None
-    balance_after: int | None = None
 
 
 class Casino:
