@@ -44,11 +44,12 @@ class RelayError(AdapterError):
 class DroppedAnswer:
     """What the relay saw of the answer it kept from the harness."""
 
-    answered: bool  # the target's answer came to its end (it closed the connection)
+    answered: bool  # the target's answer came to its end (it sent one and closed)
     dropped_bytes: int
     first_line: str  # the answer's status line where readable (plain HTTP), else ""
     problem: str = ""  # why the relay could not do its job (no connection, target unreachable)
     in_flight: bool = False  # the harness left as soon as its request was passed on
+    closed: bool = False  # the target closed its side (with or without an answer)
 
     @property
     def status(self) -> int | None:
@@ -69,7 +70,9 @@ class DroppedAnswer:
                 f"answered{shown}, {self.dropped_bytes} bytes never passed on"
             )
         why = (
-            "the harness left before the target's answer"
+            "the target closed the connection without an answer"
+            if self.closed
+            else "the harness left before the target's answer"
             if self.in_flight
             else "the target's answer did not end within the relay's bound"
         )
@@ -181,8 +184,9 @@ class LostAnswerRelay:
                     continue
                 except OSError:
                     break
-                if not data:
-                    self.result.answered = self._dropping.is_set()
+                if not data:  # answered only if it sent something: a bare close is no answer
+                    self.result.answered = self._dropping.is_set() and bool(seen)
+                    self.result.closed = True
                     break
                 if not self._dropping.is_set():  # the TLS handshake: passed on
                     with contextlib.suppress(OSError):
