@@ -430,6 +430,8 @@ def test_a_relay_that_did_not_pass_the_slip_on_is_a_harness_error(
         with pytest.raises(RelayError, match="did not pass the whole slip on"):
             adapter.place_bets_answer_lost(PLAYER, "r1", SLIP, "key-7", in_flight=True)
         adapter.close()
+    [lost] = adapter.recorder.drain()  # kept as evidence, with what went wrong
+    assert lost.status is None and "did not pass the whole slip on" in (lost.error or "")
 
 
 def test_a_target_closing_without_an_answer_has_not_answered() -> None:

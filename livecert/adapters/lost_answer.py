@@ -111,8 +111,14 @@ class LostAnswerRelay:
 
     def forwarded(self, timeout: float) -> bool:
         """Wait until the harness closed its side; True when all it sent was passed to the
-        target (or the target answered it whole, which it can only do once it had it)."""
-        return self._client_gone.wait(timeout) and (self._all_passed or self.result.answered)
+        target, or the target answered it whole (which it can only do once it had it: a send
+        that failed after that, such as the harness's TLS close alert, lost nothing)."""
+        if not self._client_gone.wait(timeout):
+            return False
+        if self._all_passed:
+            return True
+        self._done.wait(timeout)
+        return self.result.answered
 
     def close(self) -> None:
         """Wait until the relay is done (within its bounds) and stop it."""
@@ -264,8 +270,8 @@ def send_answer_lost(
         if not relay.forwarded(relay.bound_s) and not relay.result.problem:
             relay.close()
             raise RelayError(
-                f"the harness's fault relay did not pass the whole slip on to the target within "
-                f"{relay.bound_s:g} s: the re-send could not be judged"
+                "the harness's fault relay did not pass the whole slip on to the target (within "
+                f"its bound of {relay.bound_s:g} s): the re-send could not be judged"
             )
     if relay.result.problem:
         relay.close()

@@ -15,7 +15,12 @@ import requests
 
 from livecert.adapters.errors import TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
-from livecert.adapters.lost_answer import DroppedAnswer, RelayFailed, send_answer_lost
+from livecert.adapters.lost_answer import (
+    DroppedAnswer,
+    RelayError,
+    RelayFailed,
+    send_answer_lost,
+)
 
 
 class LostSlips:
@@ -110,6 +115,10 @@ def lose_answer(
         exchange.error = f"the harness's fault relay failed: {failed}"
         recorder.add(exchange)
         raise TargetError(operation, exchange.error, f"POST {url}") from None
+    except RelayError as error:  # the harness's own part failed: recorded, then a harness error
+        exchange.error = str(error)
+        recorder.add(exchange)
+        raise
     exchange.elapsed_ms = (time.perf_counter() - started) * 1000
     exchange.error = relay.result.describe()
     recorder.add(exchange)
