@@ -179,9 +179,10 @@ def app_sends_again(scene: Scene, lost_slip: LostSlip) -> None:
 
 @then("the bet is taken once")
 def taken_once(scene: Scene, lost_slip: LostSlip) -> None:
-    """One bet of the slip in the round (one bet, one debit), and the re-send answered with that
-    very bet: the same key and slip are answered the first answer again (docs/contract.md,
-    "Idempotent bet slips", also after betting has closed, as since contract 1.0.0)."""
+    """One bet of the slip in the round (the scenario's balance step judges the one debit), and
+    the re-send answered with that very bet: the same key and slip are answered the first answer
+    again (docs/contract.md, "Idempotent bet slips", also after betting has closed, as since
+    contract 1.0.0)."""
     lost = lost_slip
     view = scene.adapter.get_round(lost.round_id, scene.player())
     held = [b for b in view.bets if b.selection == lost.code]
