@@ -16,9 +16,10 @@ from typing import Any
 import requests
 
 from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds, bounded_session
-from livecert.adapters.errors import CredentialsError, Refused, TargetError, Unsupported
+from livecert.adapters.errors import CredentialsError, Refused, TargetError
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
-from livecert.adapters.lost_answer import lose_answer
+from livecert.adapters.lost_answer import DroppedAnswer
+from livecert.adapters.lost_slip import LostSlips
 from livecert.adapters.model import (
     BetRecord,
     BetView,
@@ -83,7 +84,7 @@ class HttpAdapter:
         self._session = bounded_session(self.base_url, pool_connections=4, pool_maxsize=32)
         self._forced_token: str | None = None
         self._credentials_accepted = False  # set once check_credentials has seen both roles
-        self._relays: list[Callable[[], object]] = []  # lost answers' relays, to finish
+        self._lost = LostSlips(self._session, self.base_url, self.recorder)  # lost answers
         ca_bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
         if ca_bundle:
             self._session.verify = ca_bundle
@@ -191,7 +192,7 @@ class HttpAdapter:
         return parsed
 
     def close(self) -> None:
-        self.close_relays()
+        self._lost.close()
         self._session.close()
 
     def _sends_own_credentials(self) -> bool:
@@ -404,42 +405,11 @@ class HttpAdapter:
         idempotency_key: str,
         *,
         in_flight: bool = False,
-    ) -> Callable[[], object]:
-        """Send a slip whose answer is lost on the way back (REG-IDEMP-01 under a real network
-        fault): through a loopback relay that drops the target's answer, once the target has
-        answered, or (`in_flight`) leaving as soon as the slip is sent, while the target is
-        still at work. The caller re-sends with `place_bets` and the same key, then calls what
-        this returns: it waits (bounded) until the target has answered the lost slip."""
-        if self._session.proxies:
-            raise Unsupported(
-                "lose the answer to a bet slip",
-                "the target is reached through a proxy from the environment; the harness's "
-                "fault relay connects to the target directly",
-            )
-        self.close_relays()
-        finish = lose_answer(
-            self.base_url,
-            f"/v1/rounds/{round_id}/bets",
-            json.dumps(_slip(bets), separators=(",", ":")),
-            {
-                **self._session.headers,
-                "Authorization": f"Bearer {player.token}",
-                "Idempotency-Key": idempotency_key,
-                "Content-Type": "application/json",
-            },
-            self.recorder,
-            operation=f"place {len(bets)} bet(s), the answer lost on the way",
-            verify=self._session.verify,
-            in_flight=in_flight,
-            timeout=self.timeout[1],
-        )
-        self._relays.append(finish)
-        return finish
-
-    def close_relays(self) -> None:
-        """Stop the fault relays still waiting for an answer they drop (each within its bound)."""
-        while self._relays:
-            self._relays.pop()()
+    ) -> Callable[[], DroppedAnswer]:
+        """A slip whose answer is lost on the way back (REG-IDEMP-01): `LostSlips.send`."""
+        slip = _slip(bets)
+        timeout = self.timeout[1]
+        return self._lost.send(player.token, round_id, slip, idempotency_key, in_flight, timeout)
 
     def send_raw_slip(
         self, player: PlayerHandle, round_id: str, text: str, content_type: str

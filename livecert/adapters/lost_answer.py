@@ -19,15 +19,13 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from requests.utils import DEFAULT_CA_BUNDLE_PATH
 from urllib3.connection import HTTPConnection, HTTPSConnection
 
-from livecert.adapters.errors import TargetError
-from livecert.adapters.evidence import Exchange, ExchangeRecorder
+from livecert.adapters.errors import AdapterError
 
 RELAY_BOUND_S = 10.0  # the longest the relay waits for any one thing (a connection, an answer)
 _CHUNK = 65536
@@ -37,15 +35,30 @@ class RelayFailed(Exception):
     """The slip could not be sent through the relay (the target unreachable, a TLS check)."""
 
 
+class RelayError(AdapterError):
+    """The harness's own relay did not do its part (it never passed the whole request on): a
+    harness error, the run incomplete, never a finding against the target."""
+
+
 @dataclass
 class DroppedAnswer:
     """What the relay saw of the answer it kept from the harness."""
 
-    answered: bool  # the target's answer came to its end (it closed the connection)
+    answered: bool  # the target's answer came to its end (it sent one and closed)
     dropped_bytes: int
     first_line: str  # the answer's status line where readable (plain HTTP), else ""
     problem: str = ""  # why the relay could not do its job (no connection, target unreachable)
     in_flight: bool = False  # the harness left as soon as its request was passed on
+    closed: bool = False  # the target closed its side (with or without an answer)
+
+    @property
+    def status(self) -> int | None:
+        """The status the target answered with, where its status line was readable (plain
+        HTTP; over TLS the relay sees only ciphertext): None otherwise."""
+        parts = self.first_line.split(" ", 2)
+        if len(parts) < 2 or not parts[1].isdigit():
+            return None
+        return int(parts[1])
 
     def describe(self) -> str:
         if self.problem:
@@ -57,7 +70,9 @@ class DroppedAnswer:
                 f"answered{shown}, {self.dropped_bytes} bytes never passed on"
             )
         why = (
-            "the harness left before the target's answer"
+            "the target closed the connection without an answer"
+            if self.closed
+            else "the harness left before the target's answer"
             if self.in_flight
             else "the target's answer did not end within the relay's bound"
         )
@@ -79,6 +94,7 @@ class LostAnswerRelay:
         self._dropping = threading.Event()
         self._done = threading.Event()
         self._client_gone = threading.Event()
+        self._all_passed = False  # the harness closed its side and all it sent was passed on
         self.result = DroppedAnswer(False, 0, "")
         self._thread = threading.Thread(target=self._run, name="lost-answer-relay", daemon=True)
         self._thread.start()
@@ -94,8 +110,15 @@ class LostAnswerRelay:
         return self.result
 
     def forwarded(self, timeout: float) -> bool:
-        """Wait until the harness closed its side and all it sent was passed to the target."""
-        return self._client_gone.wait(timeout)
+        """Wait until the harness closed its side; True when all it sent was passed to the
+        target, or the target answered it whole (which it can only do once it had it: a send
+        that failed after that, such as the harness's TLS close alert, lost nothing)."""
+        if not self._client_gone.wait(timeout):
+            return False
+        if self._all_passed:
+            return True
+        self._done.wait(timeout)
+        return self.result.answered
 
     def close(self) -> None:
         """Wait until the relay is done (within its bounds) and stop it."""
@@ -145,6 +168,7 @@ class LostAnswerRelay:
             except OSError:
                 break
             if not data:
+                self._all_passed = True
                 break
             try:
                 upstream.sendall(data)
@@ -166,8 +190,9 @@ class LostAnswerRelay:
                     continue
                 except OSError:
                     break
-                if not data:
-                    self.result.answered = self._dropping.is_set()
+                if not data:  # answered only if it sent something: a bare close is no answer
+                    self.result.answered = self._dropping.is_set() and bool(seen)
+                    self.result.closed = True
                     break
                 if not self._dropping.is_set():  # the TLS handshake: passed on
                     with contextlib.suppress(OSError):
@@ -242,54 +267,13 @@ def send_answer_lost(
         connection.close()
     else:
         connection.close()  # the harness gives up; the relay passes on all it was sent
-        relay.forwarded(relay.bound_s)
+        if not relay.forwarded(relay.bound_s) and not relay.result.problem:
+            relay.close()
+            raise RelayError(
+                "the harness's fault relay did not pass the whole slip on to the target (within "
+                f"its bound of {relay.bound_s:g} s): the re-send could not be judged"
+            )
     if relay.result.problem:
         relay.close()
         raise RelayFailed(relay.result.problem)
     return relay
-
-
-def lose_answer(
-    base_url: str,
-    path: str,
-    body: str,
-    headers: dict[str, str],
-    recorder: ExchangeRecorder,
-    *,
-    operation: str,
-    verify: bool | str,
-    in_flight: bool,
-    timeout: float,
-) -> Callable[[], DroppedAnswer]:
-    """`send_answer_lost` for a POST, recorded as an exchange with no answer and the reason (the
-    harness dropped it on purpose); TargetError when the relay failed. Returns `finish`: waits
-    (bounded) until the target has answered, stops the relay and completes the record."""
-    url = base_url.rstrip("/") + path
-    exchange = Exchange(recorder.next_seq(), operation, "player", "POST", url, body, None, None, 0)
-    exchange.idempotency_key = headers.get("Idempotency-Key")
-    started = time.perf_counter()
-    try:
-        relay = send_answer_lost(
-            base_url,
-            "POST",
-            path,
-            body,
-            headers,
-            verify=verify,
-            wait_for_answer=not in_flight,
-            timeout=timeout,
-        )
-    except RelayFailed as failed:
-        exchange.error = f"the harness's fault relay failed: {failed}"
-        recorder.add(exchange)
-        raise TargetError(operation, exchange.error, f"POST {url}") from None
-    exchange.elapsed_ms = (time.perf_counter() - started) * 1000
-    exchange.error = relay.result.describe()
-    recorder.add(exchange)
-
-    def finish() -> DroppedAnswer:
-        relay.close()
-        exchange.error = relay.result.describe()  # in flight: what the target answered after
-        return relay.result
-
-    return finish
