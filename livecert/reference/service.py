@@ -36,6 +36,9 @@ from livecert.reference.games import GAMES, KNOWN_GAMES
 from livecert.reference.money import MoneyError, format_amount, parse_amount, round_minor
 from livecert.reference.store import Row, Store
 
+# this server process, new each start: /v1/info's `instance`, by which a restart is seen
+INSTANCE = secrets.token_hex(8)
+
 CONTRACT_VERSION = "1.1.0"
 MAX_SLIP = 200
 # the longest strings taken (the contract's maxLength): a name, a reason or note, a selection
@@ -43,6 +46,7 @@ MAX_NAME, MAX_TEXT, MAX_SELECTION, MAX_STAKE = 100, 500, 64, 32
 STATISTICS_DEPTH = 50
 FAULTY_STATISTICS_DEPTH = 30  # FAULT statistics-30-rounds
 FINISHED = frozenset({"settled", "cancelled", "void"})
+RESTARTED = "the server restarted"  # the reason of a round returned at start-up
 XOCDIA = "xocdia"
 EARLY_REVEAL = "the bowl was lifted before the betting period ended (XD-VOID-01)"
 NO_SHAKE = "no shake was recorded (XD-VOID-01)"
@@ -154,6 +158,10 @@ class Service:
         if "interrupted-bet-lost" in self.faults:
             with store.transaction():
                 store.delete_last_unfinished_bets()  # FAULT interrupted-bet-lost
+        if config.return_interrupted:  # the other compliant way: each stake returned at start
+            with store.transaction():
+                for rid in store.unfinished_round_ids():
+                    self._finish_refunded(rid, "cancelled", RESTARTED, self.now())
 
     # -- identity ------------------------------------------------------------------------------
     def identify(self, token: str | None) -> Identity:
@@ -192,6 +200,7 @@ class Service:
             "max_rtp": {name: game.max_rtp(self.faults) for name, game in GAMES.items()},
             "capabilities": [c for c in CAPABILITIES if c not in self.config.without],
             "countdown_ms": {"min": 0, "max": MAX_COUNTDOWN_MS},
+            "instance": INSTANCE,
             **(
                 {
                     "limits": {
