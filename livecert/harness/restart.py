@@ -14,11 +14,8 @@ harness saw the target down after calling it (a connection refused or broken, wi
 A restart not observed makes the scenario not testable (`observe_restart`), never passed.
 """
 
-import argparse
 import contextlib
-import math
 import os
-import shlex
 import signal
 import subprocess
 import tempfile
@@ -32,78 +29,12 @@ from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.secrets import SECRETS
 from livecert.harness.embedded import EmbeddedServer, EmbeddedServerError
 from livecert.harness.findings import HarnessError
+from livecert.harness.restart_options import split_hook
 
 OPERATION = "restart the target"
-DEFAULT_TIMEOUT = 120.0  # seconds for the hook, then as long again for the target to answer
 POLL_INTERVAL = 0.2
-HOOK_ENV, TIMEOUT_ENV = "LIVECERT_RESTART_HOOK", "LIVECERT_RESTART_TIMEOUT"
-NO_HOOK = "no restart hook: give --restart-hook COMMAND or map a restart_target operation"
-# the options' help, one text for `livecert certify` and the pytest suite
-HOOK_HELP = (
-    f"a command that restarts the target's server (env {HOOK_ENV}), run without a shell "
-    "mid-round for interrupted games (REG-INTR-01); it must redirect the output of any server "
-    "it starts in the background. Its exit status is not trusted: the restart must be seen (a "
-    "new `instance` in /v1/info, or the target down). Without it, or a mapping's "
-    "restart_target, REG-INTR-01 is not tested. The embedded reference is restarted by the "
-    "harness itself"
-)
-TIMEOUT_HELP = (
-    f"seconds the restart hook may take, and again for the target to answer after it (env "
-    f"{TIMEOUT_ENV}; default {DEFAULT_TIMEOUT:g})"
-)
 IDENTITY = (("name", "name"), ("version", "version"), ("contract_version", "contract version"))
 NOT_OBSERVED = "the restart could not be observed: {why}; serve `instance` in /v1/info"
-
-
-def restart_timeout(text: str) -> float:
-    """--restart-timeout's value: seconds, finite and above 0 (an option type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(
-            f"--restart-timeout={text!r} must be a number of seconds above 0, e.g. 120"
-        )
-    return value
-
-
-def default_timeout() -> str:
-    """The default of --restart-timeout, as text (the option's type checks it)."""
-    return os.environ.get(TIMEOUT_ENV, f"{DEFAULT_TIMEOUT:g}")
-
-
-def split_hook(command: str) -> list[str]:
-    """The hook's argv, split like a shell would; ValueError names what is wrong."""
-    try:
-        argv = shlex.split(command)
-    except ValueError as error:
-        raise ValueError(
-            f"--restart-hook={SECRETS.mask(command)!r} cannot be split into a command: {error}"
-        ) from None
-    if not argv:
-        raise ValueError(
-            "--restart-hook is empty: give the command that restarts the target's server"
-        )
-    return argv
-
-
-def hook_problem(command: str | None, lab_target: bool) -> str | None:
-    """What is wrong with a --restart-hook (None: nothing, or none given): a command that
-    cannot be split, or a hook for the embedded reference, which the harness restarts itself."""
-    if command is None:
-        return None
-    try:
-        split_hook(command)
-    except ValueError as error:
-        return str(error)
-    if not lab_target:
-        return (
-            "--restart-hook restarts a target of the lab's (--target-url or a mapping/plugin "
-            "--adapter); the embedded reference server is restarted by the harness itself. "
-            "Drop --restart-hook or name the target."
-        )
-    return None
 
 
 class RestartError(HarnessError):
