@@ -114,12 +114,21 @@ def test_a_labs_restart_hook_command_passes_interrupted_games(lab_reference, tmp
 
 
 def test_a_failing_hook_is_incomplete_never_a_finding(lab_reference, tmp_path) -> None:
+    """A hook that fails printing the run's tokens: incomplete, and the error that quotes its
+    output names no token, in the terminal or any report file."""
     url, _state, env = lab_reference
-    failing = f"{sys.executable} -c 'import sys; sys.exit(4)'"
+    failing = "sh -c 'echo op=$LIVECERT_OPERATOR_TOKEN dl=$LIVECERT_DEALER_TOKEN; exit 4'"
     status, cert, output = _certify_lab(tmp_path / "report", url, env, "--restart-hook", failing)
     assert (status, cert["verdict"]) == (2, "incomplete"), output[-3000:]
     assert cert["clauses"]["REG-INTR-01"]["status"] == "not-tested"
-    assert any("exited 4" in e for e in cert["harness_errors"]), cert["harness_errors"]
+    [error] = cert["harness_errors"]  # the hook's failure; no leak the guard had to mask
+    assert "exited 4" in error and "op=$LIVECERT_OPERATOR_TOKEN" in error, error
+    assert not any(token in output for token in TOKENS.values())
+    assert leaks(tmp_path / "report", {name: token for token, name in _named_tokens()}) == []
+
+
+def _named_tokens() -> list[tuple[str, str]]:
+    return [(token, name) for name, token in TOKENS.items()]
 
 
 def _rows_of(tmp_path: Path, url: str, env: dict, hook: str) -> tuple[int, dict, str]:
@@ -143,9 +152,7 @@ def test_a_hook_that_restarts_nothing_earns_nothing_and_its_output_is_masked(
     assert "serve `instance` in /v1/info" in row["reason"], row["reason"]
     assert json.loads(state.read_text()).get("restarts") == restarts  # nothing restarted
     assert cert["harness_errors"] == [], cert["harness_errors"]  # no leak had to be masked
-    secrets = {"operator token": TOKENS["LIVECERT_OPERATOR_TOKEN"]}
-    secrets["dealer token"] = TOKENS["LIVECERT_DEALER_TOKEN"]
-    assert leaks(tmp_path / "report", secrets) == []
+    assert leaks(tmp_path / "report", {name: token for token, name in _named_tokens()}) == []
     exchanges = (tmp_path / "report" / "allure-results").glob("*-attachment.json")
     runs = [x for f in exchanges for x in json.loads(f.read_text()) if x["method"] == "RUN"]
     assert [r["response_body"].split() for r in runs] == [

@@ -56,9 +56,7 @@ class RestartHook(Protocol):
 
 def _record(recorder: ExchangeRecorder, shown: str, status: int | None, output: str, ms: float,
             error: str | None = None) -> None:  # fmt: skip
-    """A restart as evidence, the run's secrets masked (a hook may print a token)."""
-    shown, output = SECRETS.mask(shown) or "", SECRETS.mask(output) or ""
-    error = SECRETS.mask(error)
+    """A restart as evidence (the recorder masks the run's secrets when it hands it over)."""
     recorder.add(
         Exchange(
             recorder.next_seq(), OPERATION, "lab", "RUN", shown, None, status, output, ms, error
