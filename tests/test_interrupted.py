@@ -385,3 +385,21 @@ def test_a_mappings_restart_target_operation_is_its_restart_hook() -> None:
         ("POST", "/admin/restart", "s3cret-key")
     ]
     assert "s3cret-key" not in exchanges_as_text(adapter.recorder.drain())
+
+
+def test_a_mappings_info_operation_can_name_the_instance() -> None:
+    """What a mapping offers to show the restart: an `instance` field of its info operation,
+    read from an answer the vendor has (here a ping naming its process)."""
+    from test_mapping import BASE, scripted
+
+    data = copy.deepcopy(BASE)
+    data["operations"]["info"] = {
+        "request": {"method": "GET", "path": "/ping"},
+        "answer": {"fields": {"version": "build", "instance": "process"}},
+    }
+    answers = iter([{"build": "7", "process": "p-1"}, {"build": "7", "process": "p-2"}])
+    with scripted(lambda _request: (200, {}, next(answers))) as (url, _seen):
+        adapter = MappingAdapter(MappingFile(data, "info.yaml", "0" * 64), url, timeout=(2, 2))
+        before, after = adapter.info(), adapter.info()
+    assert (before.instance, after.instance, before.version) == ("p-1", "p-2", "7")
+    assert "'p-1', now 'p-2'" in observe_restart(before, after, None)
