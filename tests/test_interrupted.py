@@ -16,6 +16,7 @@ import copy
 import json
 import os
 import signal
+import socket
 import sys
 import time
 from pathlib import Path
@@ -259,14 +260,22 @@ def test_the_wait_after_a_restart_is_bounded_and_says_the_outage_it_saw() -> Non
     def comes_back() -> None:
         calls.append(1)
         if len(calls) < 3:
-            raise TargetError("read the info", "cannot connect")
+            raise TargetError("read the info", "cannot connect", connection_lost=True)
 
     seen = wait_until_answers(comes_back, 30, "the hook", sleep=lambda _: None)
     assert len(calls) == 3 and seen and "cannot connect" in seen
     assert wait_until_answers(lambda: None, 30, "the hook") is None  # up all along: no outage
+    slow = iter([TargetError("read the info", "no answer within 5 s"), None])
+
+    def slow_once() -> None:  # a timeout is not the target down: no outage seen
+        error = next(slow)
+        if error:
+            raise error
+
+    assert wait_until_answers(slow_once, 30, "the hook", sleep=lambda _: None) is None
 
     def never() -> None:
-        raise TargetError("read the info", "cannot connect")
+        raise TargetError("read the info", "cannot connect", connection_lost=True)
 
     with pytest.raises(RestartError, match=r"did not answer within 0\.05 s after the hook"):
         wait_until_answers(never, 0.05, "the hook", sleep=lambda _: time.sleep(0.01))
@@ -302,10 +311,15 @@ def test_a_mapping_restart_operation_answered_or_refused_is_a_restart_error() ->
         OperationRestart(fails).restart()
 
     def drops_the_connection() -> None:  # the server going down under its own restart call
-        raise TargetError("restart the target", "the connection broke")
+        raise TargetError("restart the target", "the connection broke", connection_lost=True)
 
     outage = OperationRestart(drops_the_connection).restart()
     assert outage and "connection broke" in outage  # the restart under way: an outage seen
+
+    def times_out() -> None:
+        raise TargetError("restart the target", "no answer within 5 s")
+
+    assert OperationRestart(times_out).restart() is None  # slow is not down: nothing seen
     assert OperationRestart(lambda: None).restart() is None  # 2xx: nothing seen yet
 
 
@@ -403,3 +417,21 @@ def test_a_mappings_info_operation_can_name_the_instance() -> None:
         before, after = adapter.info(), adapter.info()
     assert (before.instance, after.instance, before.version) == ("p-1", "p-2", "7")
     assert "'p-1', now 'p-2'" in observe_restart(before, after, None)
+
+
+def test_only_a_refused_or_broken_connection_is_the_target_seen_down() -> None:
+    """The adapter says which: a port nobody listens on is down; a server that accepts and
+    never answers is slow, not down (a hook that restarts nothing on a slow target earns
+    nothing)."""
+    from livecert.adapters.http import HttpAdapter
+
+    with pytest.raises(TargetError) as refused:
+        HttpAdapter(f"http://127.0.0.1:{free_port()}", "op-token-x", "dl-token-x").info()
+    assert refused.value.connection_lost and refused.value.answered is None
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        with pytest.raises(TargetError) as slow:
+            HttpAdapter(url, "op-token-x", "dl-token-x", timeout=(0.5, 0.3)).info()
+    assert not slow.value.connection_lost and slow.value.answered is None

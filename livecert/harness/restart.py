@@ -160,8 +160,9 @@ class OperationRestart:
                 raise RestartError(
                     f"{self.what} was answered {error.answered}: {error.detail}"
                 ) from None
-            return f"the connection of {self.what} broke: {error.detail}"
-        return None
+            if error.connection_lost:
+                return f"the connection of {self.what} broke: {error.detail}"
+        return None  # no answer in time (a timeout) shows nothing: the wait and instance tell
 
 
 def wait_until_answers(
@@ -192,7 +193,7 @@ def wait_until_answers(
                     f"after {what} the target answered {error.answered} to "
                     f"{error.operation}: {error.detail}"
                 ) from None
-            if error.answered is None:
+            if error.connection_lost:  # refused or reset, not merely slow: the target down
                 outage = outage or f"the target did not answer {error.operation}: {error.detail}"
             if time.monotonic() >= deadline:
                 raise RestartError(
