@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from livecert import __version__
+from livecert.harness.restart_options import add_restart_options, hook_problem
 
 ROUNDING_MODES = ("down", "up", "half-up", "half-even")
 
@@ -95,23 +96,7 @@ def _certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="start the embedded reference declaring one capability fewer (repeatable): shows "
         "how a target without it is certified (its clauses not tested, with the reason)",
     )
-    parser.add_argument(
-        "--restart-hook",
-        metavar="COMMAND",
-        default=os.environ.get("LIVECERT_RESTART_HOOK"),
-        help="a command that restarts the target's server (env LIVECERT_RESTART_HOOK), run "
-        "without a shell mid-round for interrupted games (REG-INTR-01); without it, or a "
-        "mapping's restart_target, they are not tested. The embedded reference is restarted "
-        "by the harness itself",
-    )
-    parser.add_argument(
-        "--restart-timeout",
-        metavar="SECONDS",
-        type=float,
-        default=120.0,
-        help="seconds the restart hook may take, and again for the target to answer after it "
-        "(default 120)",
-    )
+    add_restart_options(parser.add_argument)
     parser.add_argument(
         "--clauses",
         metavar="ID[,ID...]",
@@ -228,13 +213,9 @@ def _run_certify(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 3
-    if args.restart_hook and not drives_own_target:
-        print(
-            "livecert certify: --restart-hook restarts a target of the lab's (--target-url or "
-            "a mapping/plugin --adapter); the embedded reference server is restarted by the "
-            "harness itself. Drop --restart-hook or name the target.",
-            file=sys.stderr,
-        )
+    problem = hook_problem(args.restart_hook, lab_target=bool(drives_own_target))
+    if problem:
+        print(f"livecert certify: {problem}", file=sys.stderr)
         return 3
     if args.target_url and _uses_contract(args) and not (args.operator_token and args.dealer_token):
         print(

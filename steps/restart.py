@@ -4,6 +4,8 @@ keeps its confirmed bets and can be completed or returned.
 The restart is the lab's hook (`--restart-hook`, a mapping's `restart_target`) or, for the
 embedded reference, the harness's own (fixtures/target.py); a hook that fails or hangs, or a
 target that does not answer again in time, is a set-up error (`incomplete`), never a finding.
+The restart must be seen (a new `instance` in /v1/info, or the target down after the hook):
+one not seen leaves the scenario not testable, so its clauses are never passed by it.
 The checks here judge REG-INTR-01: after the restart every confirmed bet is in the round as it
 was placed (selection, stake, open) and the balance still holds the stakes; the dealer's
 completion (a result, or a cancellation) is taken and leaves the bets settled or returned. What
@@ -14,13 +16,12 @@ clauses (steps/common.py, steps/rounds.py).
 import contextlib
 from decimal import Decimal
 
-import pytest
 from pytest_bdd import parsers, then, when
 
 from fixtures.scene import UNFINISHED, Scene
 from livecert.adapters import Refused
-from livecert.harness.findings import HarnessError
-from livecert.harness.restart import restart_and_wait
+from livecert.harness.findings import HarnessError, ScenarioEnded
+from livecert.harness.restart import observe_restart, restart_and_wait
 from livecert.harness.vocabulary import parse_dice
 
 INTERRUPTED = ("REG-INTR-01",)
@@ -30,7 +31,9 @@ DICE = r"(?P<dice>\d+(?: \d+)*)"
 
 @when("the server restarts")
 def server_restarts(scene: Scene) -> None:
-    """The lab's restart hook, mid-round; then the harness waits until the target answers."""
+    """The lab's restart hook, mid-round; then the harness waits until the target answers, and
+    the restart must have been seen: the same server (name, versions), a new instance or an
+    outage; else the scenario is not testable (Unsupported, raised by observe_restart)."""
     hook = scene.target.restart
     if hook is None or scene.round is None:
         raise HarnessError(
@@ -48,7 +51,9 @@ def server_restarts(scene: Scene) -> None:
             with contextlib.suppress(Refused):  # it answered: the next step judges what
                 adapter.balance(first)
 
-    restart_and_wait(hook, answers, scene.target.restart_timeout)
+    before = adapter.info()
+    outage = restart_and_wait(hook, answers, scene.target.restart_timeout)
+    scene.restart_seen = observe_restart(before, adapter.info(), outage)
 
 
 def _after_restart(scene: Scene) -> str:
@@ -59,10 +64,10 @@ def _after_restart(scene: Scene) -> str:
 
 @then(parsers.re(r"(?:the player's|player (?P<name>[A-Z])'s) confirmed bets are all still there"))
 def bets_kept(scene: Scene, name: str | None) -> None:
-    """Every bet confirmed before the restart is in the round, as it was placed, and the
-    balance still holds the stakes. A round the target returned on its own at start-up is
-    allowed too ("or returned"); the dealer's completion cannot then be tried, so the scenario
-    stops there, not tested."""
+    """The player's bets in the round after the restart are exactly those confirmed before it
+    (none lost, none added or doubled), as placed, and the balance still holds the stakes. A
+    round the target returned on its own at start-up is allowed too ("or returned"): then each
+    stake must be back, and the dealer's steps that follow take it as returned."""
     round_id = _after_restart(scene)
     who = name or "player"
     handle = scene.player(who)
@@ -80,6 +85,7 @@ def bets_kept(scene: Scene, name: str | None) -> None:
     )
     scene.round = view
     returned = view.state in RETURNED
+    scene.returned_at_restart = returned
     scene.checks.check(
         view.state in (*UNFINISHED, *RETURNED),
         INTERRUPTED,
@@ -87,8 +93,18 @@ def bets_kept(scene: Scene, name: str | None) -> None:
         f"result (it was {scene.restarted_from!r} when the server restarted)",
         f"after the restart round {round_id} is {view.state!r}",
     )
-    shown = {b.bet_id: b for b in view.bets}
     mine = [p for p in scene.bets if p.player == who]
+    theirs = [b for b in view.bets if b.player_id == handle.player_id]
+    placed_ids = sorted(p.view.bet_id for p in mine)
+    shown_ids = sorted(b.bet_id for b in theirs)
+    scene.checks.check(
+        shown_ids == placed_ids,
+        INTERRUPTED,
+        f"after the restart round {round_id} holds {who}'s bets {shown_ids}, though {who} "
+        f"placed exactly {placed_ids} before it",
+        f"after the restart round {round_id} holds exactly {who}'s {len(mine)} bets",
+    )
+    shown = {b.bet_id: b for b in theirs}
     for placed in mine:
         bet = shown.get(placed.view.bet_id)
         what = f"{who}'s confirmed {placed.label} bet of {placed.stake} ({placed.view.bet_id})"
@@ -121,11 +137,23 @@ def bets_kept(scene: Scene, name: str | None) -> None:
         + (", every stake returned)" if returned else f" less the stakes {staked} still in play)"),
         f"after the restart {who}'s balance is {expected}",
     )
-    if returned:
-        pytest.skip(
-            f"the target returned the interrupted round {round_id} itself at start-up, every "
-            "stake refunded: the dealer's completion of it cannot be tried here"
-        )
+
+
+def _returned_already(scene: Scene, doing: str) -> bool:
+    """True where the target returned the interrupted round itself at start-up (bets_kept
+    checked each stake back): the dealer has nothing left to complete, and the scenario's
+    steps about a result do not apply."""
+    if not scene.returned_at_restart:
+        return False
+    scene.refresh_round()
+    scene.checks.check(
+        scene.round.state in RETURNED,
+        INTERRUPTED,
+        f"round {scene.round.round_id} was returned at the restart, but before {doing} it shows "
+        f"{scene.round.state!r}",
+        f"round {scene.round.round_id} stays {scene.round.state!r}, returned at the restart",
+    )
+    return True
 
 
 def _unfinished_for_the_dealer(scene: Scene, doing: str) -> str:
@@ -145,7 +173,16 @@ def _unfinished_for_the_dealer(scene: Scene, doing: str) -> str:
 @when(parsers.re(rf"the dealer completes the interrupted round with {DICE}"))
 def dealer_completes(scene: Scene, dice: str) -> None:
     """The result is taken after the restart; the bets' settlement is judged by the steps
-    that follow (each bet settled: REG-INTR-01; what to: the paytable's clauses)."""
+    that follow (each bet settled: REG-INTR-01; what to: the paytable's clauses). A round the
+    target returned at start-up takes no result: the scenario ends there, judged on its checks,
+    the clauses of the settlement not judged in it."""
+    if _returned_already(scene, "completing it"):
+        why = (
+            f"the target returned the interrupted round {scene.round.round_id} itself at "
+            "start-up, each stake refunded (allowed: REG-INTR-01), so no result was entered"
+        )
+        scene.unproven.update({c: why for c in scene.tags if c not in INTERRUPTED})
+        raise ScenarioEnded(why)
     round_id = _unfinished_for_the_dealer(scene, "completing the interrupted round")
     outcome = parse_dice(dice)
     scene.outcome = outcome
@@ -159,7 +196,10 @@ def dealer_completes(scene: Scene, dice: str) -> None:
 @when("the dealer cancels the interrupted round")
 def dealer_cancels_interrupted(scene: Scene) -> None:
     """The cancellation is taken after the restart and returns every bet (that each is
-    refunded exactly is the refunds' clauses, in the step that follows)."""
+    refunded exactly is the refunds' clauses, in the step that follows). A round the target
+    returned at start-up is returned already: the dealer has nothing to cancel."""
+    if _returned_already(scene, "cancelling it"):
+        return
     round_id = _unfinished_for_the_dealer(scene, "cancelling the interrupted round")
     scene.round = scene.act(
         INTERRUPTED,

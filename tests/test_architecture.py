@@ -44,6 +44,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.rules",
         "livecert.contract",
         "livecert.reference.serve",
+        "livecert.harness.restart_options",  # the restart options, one definition (stdlib only)
     ),
     "livecert.reference": ("livecert.reference",),
     "fixtures": (

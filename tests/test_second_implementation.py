@@ -13,12 +13,13 @@ from pathlib import Path
 import requests
 from cli_support import certify
 
+from livecert.harness.capabilities import LAB_ABILITIES
 from livecert.harness.embedded import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_second_implementation_is_certified_compliant(tmp_path: Path) -> None:
+def test_the_second_implementation_passes_all_but_interrupted_games(tmp_path: Path) -> None:
     port, operator, dealer = free_port(), secrets.token_hex(8), secrets.token_hex(8)
     server = subprocess.Popen(
         [
@@ -63,11 +64,17 @@ def test_the_second_implementation_is_certified_compliant(tmp_path: Path) -> Non
     finally:
         server.terminate()
         server.wait(timeout=10)
-    assert (status, certificate["verdict"]) == (0, "compliant"), output[-3000:]
+    # no restart hook (it keeps its rounds in memory: a restart would lose them), so
+    # interrupted games are not tested, with what to give: incomplete, nothing failed
+    assert (status, certificate["verdict"]) == (2, "incomplete"), output[-3000:]
+    assert not [c for c, row in certificate["clauses"].items() if row["status"] == "failed"]
+    interrupted = certificate["clauses"]["REG-INTR-01"]
+    assert (interrupted["status"], interrupted["in_scope"]) == ("not-tested", True)
+    assert interrupted["reason"] == "skipped: " + LAB_ABILITIES["restart"], interrupted["reason"]
     in_scope = certificate["scope"]["clauses_in_scope"]
     # it declares no table limits: that duty is not applicable; everything else passed
     assert certificate["clauses"]["REG-LIMIT-01"]["status"] == "not-applicable"
-    others = [c for c in in_scope if c != "REG-LIMIT-01"]
+    others = [c for c in in_scope if c not in ("REG-LIMIT-01", "REG-INTR-01")]
     assert all(certificate["clauses"][c]["status"] == "passed" for c in others)
     assert certificate["sweep"]["sicbo"]["settlements_checked"] == 216 * 110
     assert certificate["target"]["name"] == info["implementation"]["name"]

@@ -18,6 +18,7 @@ from vendor_support import MAPPING, ROOT, instant_only_mapping, vendor_server
 
 from livecert.adapters.mapping import MappingAdapter, load_mapping
 from livecert.certify.doctor import WARN, diagnose
+from livecert.harness.capabilities import LAB_ABILITIES
 
 
 def _certify(
@@ -28,19 +29,27 @@ def _certify(
     )
 
 
-def test_the_vendor_server_is_certified_compliant_through_its_mapping(tmp_path: Path) -> None:
+def test_the_vendor_server_passes_all_but_interrupted_games(tmp_path: Path) -> None:
     # the staff sessions expire every 7 requests: each kind of staff call meets an expired
     # session somewhere in the run (at 150 a player-page read met one only on some runs, and
     # was read as a refusal until the mapping listed its error code)
     with vendor_server(session_requests=7) as (url, env):
         status, certificate, output = _certify(tmp_path / "report", url, env, "--game", "all")
-    assert (status, certificate["verdict"]) == (0, "compliant"), output[-3000:]
+    # its mapping has no restart_target and the run no hook (the vendor keeps its rounds in
+    # memory): interrupted games are not tested, with what to give; incomplete, nothing failed
+    assert (status, certificate["verdict"]) == (2, "incomplete"), output[-3000:]
+    assert not [c for c, row in certificate["clauses"].items() if row["status"] == "failed"]
+    interrupted = certificate["clauses"]["REG-INTR-01"]
+    assert (interrupted["status"], interrupted["in_scope"]) == ("not-tested", True)
+    assert LAB_ABILITIES["restart"] in interrupted["reason"], interrupted["reason"]
     in_scope = certificate["scope"]["clauses_in_scope"]
     # the vendor declares no table limits: that duty is not applicable, everything else passed
     limits = certificate["clauses"]["REG-LIMIT-01"]
     assert limits["status"] == "not-applicable" and "no table limits" in limits["reason"]
     assert all(
-        certificate["clauses"][c]["status"] == "passed" for c in in_scope if c != "REG-LIMIT-01"
+        certificate["clauses"][c]["status"] == "passed"
+        for c in in_scope
+        if c not in ("REG-LIMIT-01", "REG-INTR-01")
     )
     assert certificate["sweep"]["sicbo"]["settlements_checked"] == 216 * 110
     assert certificate["sweep"]["xocdia"]["settlements_checked"] == 16 * 10

@@ -16,6 +16,8 @@ from .money import MINOR_UNIT, ROUNDING, fmt, parse_cents, win_cents
 from .paytable import TABLE, max_rtp_percent, settle
 from .request import Refusal, Request, invalid, not_found, state_refusal
 
+INSTANCE = secrets.token_hex(8)  # this server process (its rounds live only as long)
+
 GAMES = ("sicbo", "xocdia")
 RESHAKE_REASONS = {
     "sicbo": ("dice-overlap", "die-not-flat", "too-few-tumbles"),
@@ -121,6 +123,7 @@ class Casino:
         return 200, {
             "implementation": {"name": "second-server", "version": "0.1.0", "vendor": "example"},
             "contract_version": "1.1.0",
+            "instance": INSTANCE,  # new each start: a restart is seen by it
             "games": list(GAMES),
             "currency": "EUR",
             "minor_unit": MINOR_UNIT,

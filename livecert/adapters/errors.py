@@ -20,6 +20,7 @@ class TargetError(AdapterError):
         request: str = "",
         answered: int | None = None,
         answer: str = "",
+        connection_lost: bool = False,
     ) -> None:
         text = f"{self.kind} during {operation}: {message}"
         if request:
@@ -30,6 +31,9 @@ class TargetError(AdapterError):
         self.request = request
         self.answered = answered  # the HTTP status the target answered with, if it answered
         self.answer = answer  # the start of what it answered, as it came
+        # no answer because the connection was refused or broke (not a timeout): the target
+        # down, as a restart shows it
+        self.connection_lost = connection_lost
 
 
 class RunCut(TargetError):

@@ -258,6 +258,7 @@ class HttpAdapter:
             max_rtp={g: _money(v, "info.max_rtp") for g, v in raw["max_rtp"].items()},
             capabilities=tuple(raw.get("capabilities", [])),
             limits=limits_from(raw.get("limits")),
+            instance=raw.get("instance"),
         )
 
     def check_credentials(self) -> None:

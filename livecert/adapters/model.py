@@ -57,6 +57,7 @@ class TargetInfo:
     max_rtp: dict[str, Decimal]
     capabilities: tuple[str, ...]
     limits: dict[str, TableLimits] = field(default_factory=dict)  # per game, where declared
+    instance: str | None = None  # the running server process, new each start (a restart seen)
 
 
 @dataclass(frozen=True)

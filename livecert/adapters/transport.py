@@ -132,7 +132,12 @@ def send_recorded(
             if isinstance(error, DeadlinePassed):
                 raise _cut(deadline, operation, exchange.error, request_line) from None
             answered = error.response.status_code if error.response is not None else None
-            raise TargetError(operation, exchange.error, request_line, answered) from None
+            lost = isinstance(error, requests.ConnectionError) and not isinstance(
+                error, requests.Timeout
+            )
+            raise TargetError(
+                operation, exchange.error, request_line, answered, connection_lost=lost
+            ) from None
         exchange.elapsed_ms = (time.perf_counter() - started) * 1000
         exchange.status, exchange.response_body = response.status_code, clip(response.text)
         recorder.add(exchange)

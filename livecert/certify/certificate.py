@@ -14,7 +14,6 @@ from livecert import __version__
 from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.certify.scope import (
     DECLARED_ONLY,
-    NEEDS_LAB_HOOK,
     NOT_CERTIFIABLE,
     NOT_YET_COVERED,
     OUT_OF_SCOPE_REASON,
@@ -37,8 +36,9 @@ LIMITATIONS = (
     "outcome (enumeration), not estimated from a long random session.",
     "Interrupted games (REG-INTR-01) need the target restarted mid-round by the lab's restart "
     "hook (--restart-hook, or a mapping's restart_target; the harness restarts the embedded "
-    "reference itself); without one they are not tested. A restart tests one crash at one "
-    "moment of the round, not every way a server can fail.",
+    "reference itself); without one they are not tested and the verdict is incomplete. The "
+    "restart counts only where it is seen (a new instance in /v1/info, or the target down). A "
+    "restart tests one crash at one moment of the round, not every way a server can fail.",
     "Timing duties (the betting countdown) are observed from the harness's side of the network; "
     "a target under heavy load or far away may see them differently.",
 )
@@ -181,9 +181,7 @@ def _clause_statuses(
             elif clause_id in unselected:
                 row["reason"] = NOT_SELECTED_REASON
             elif clause_id not in in_scope:
-                row["reason"] = NEEDS_LAB_HOOK.get(clause_id) or NOT_YET_COVERED.get(
-                    clause_id, OUT_OF_SCOPE_REASON
-                )
+                row["reason"] = NOT_YET_COVERED.get(clause_id, OUT_OF_SCOPE_REASON)
             elif entry and entry["errors"]:
                 row["reason"] = "error: " + entry["errors"][0]
             elif entry and (not_offered := _not_offered(entry)):
@@ -383,9 +381,7 @@ def build_certificate(
             "it does not speak the certification contract, so its answers were not validated "
             "against it"
         )
-    # a run record that does not say the run had no restart hook keeps REG-INTR-01 in scope
-    restart = target.get("restart_hook", "unknown") is not None
-    in_scope = clauses_in_scope(games, contract=contract_reason is None, restart=restart)
+    in_scope = clauses_in_scope(games, contract=contract_reason is None)
     unselected = {c for c in in_scope if selected and c not in selected}
     in_scope = [c for c in in_scope if c not in unselected]
     statuses = _clause_statuses(

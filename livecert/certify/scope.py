@@ -49,26 +49,16 @@ NOT_YET_COVERED = {
         "(issue 18)"
     ),
 }
-# Clauses that need the lab to do something to the target: in scope only where the lab gave the
-# harness the means (the run record's target line says), elsewhere not tested with what to give.
-NEEDS_LAB_HOOK = {
-    "REG-INTR-01": (
-        "not tested: no restart hook, so the target could not be restarted mid-round "
-        "(interrupted games); give --restart-hook COMMAND, or map a restart_target operation"
-    ),
-}
 NOT_CERTIFIABLE = {
     "DOC-LANG-01": "about the documents themselves, not the implementation",
 }
 
 
-def clauses_in_scope(
-    games: tuple[str, ...], contract: bool = True, restart: bool = True
-) -> list[str]:
-    """The game's rule clauses (those needing a restart only where the run had a restart
-    hook), then the contract clauses every scenario's exchanges prove (only when the run spoke
-    the contract: the canonical adapter)."""
-    rules = (c for g in games for c in IN_SCOPE[g] if restart or c not in NEEDS_LAB_HOOK)
+def clauses_in_scope(games: tuple[str, ...], contract: bool = True) -> list[str]:
+    """The game's rule clauses (those needing the lab's restart hook too: a run without one
+    leaves them not tested, `incomplete`), then the contract clauses every scenario's exchanges
+    prove (only when the run spoke the contract: the canonical adapter)."""
+    rules = (c for g in games for c in IN_SCOPE[g])
     return list(dict.fromkeys([*rules, *(CONTRACT_CLAUSES if contract else ())]))
 
 

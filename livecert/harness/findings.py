@@ -22,3 +22,9 @@ class HarnessError(RuntimeError):
     """The harness itself went wrong (a feature contradicting the oracle, a scenario asking for
     something it never set up): never a finding against the target; the verdict is
     `incomplete`."""
+
+
+class ScenarioEnded(Exception):
+    """The target took another way the rules allow, and the scenario's remaining steps do not
+    apply to it: the scenario ends here, judged on the checks that ran (each clause tagged but
+    unchecked is listed as not judged, with the scene's reason)."""

@@ -32,6 +32,7 @@ class Config:
     currency: str = "EUR"
     faults: frozenset[str] = frozenset()
     without: frozenset[str] = frozenset()  # capabilities (or limits) not declared, for tests
+    return_interrupted: bool = False  # cancel every unfinished round at start-up, stakes returned
     default_countdown_ms: int = DEFAULT_COUNTDOWN_MS
     clock: Callable[[], int] = field(default=wall_clock_ms, compare=False)
     fault_delay_ms: int = 300  # the slow step of the idempotency-key-recorded-late fault

@@ -72,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"'{NO_LIMITS}': declare and keep no table limits",
     )
     parser.add_argument(
+        "--return-interrupted-rounds",
+        action="store_true",
+        help="at start-up cancel every unfinished round, each stake returned: the other way an "
+        "interrupted round may end (REG-INTR-01), to test a harness",
+    )
+    parser.add_argument(
         "--log-level",
         default="warning",
         choices=("critical", "error", "warning", "info", "debug", "trace"),
@@ -125,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         currency=args.currency,
         faults=faults,
         without=frozenset(args.without_capability),
+        return_interrupted=args.return_interrupted_rounds,
     )
     app = create_app(config)
 

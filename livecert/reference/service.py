@@ -54,7 +54,11 @@ __all__ = [
     "Service",
 ]
 
+# this server process, new each start: /v1/info's `instance`, by which a restart is seen
+INSTANCE = secrets.token_hex(8)
+
 CONTRACT_VERSION = "1.1.0"
+RESTARTED = "the server restarted"  # the reason of a round returned at start-up
 
 
 class Service(Rounds, Settlement, Betting, Idempotency, Records, Players):
@@ -71,6 +75,10 @@ class Service(Rounds, Settlement, Betting, Idempotency, Records, Players):
         if "interrupted-bet-lost" in self.faults:
             with store.transaction():
                 store.delete_last_unfinished_bets()  # FAULT interrupted-bet-lost
+        if config.return_interrupted:  # the other compliant way: each stake returned at start
+            with store.transaction():
+                for rid in store.unfinished_round_ids():
+                    self._finish_refunded(rid, "cancelled", RESTARTED, self.now())
 
     # -- identity ------------------------------------------------------------------------------
     def identify(self, token: str | None) -> Identity:
@@ -109,6 +117,7 @@ class Service(Rounds, Settlement, Betting, Idempotency, Records, Players):
             "max_rtp": {name: game.max_rtp(self.faults) for name, game in GAMES.items()},
             "capabilities": [c for c in CAPABILITIES if c not in self.config.without],
             "countdown_ms": {"min": 0, "max": MAX_COUNTDOWN_MS},
+            "instance": INSTANCE,
             **(
                 {
                     "limits": {

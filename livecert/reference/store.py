@@ -218,6 +218,14 @@ class Store:
             (tid, limit),
         ).fetchall()
 
+    def unfinished_round_ids(self) -> list[str]:
+        return [
+            r["id"]
+            for r in self._conn.execute(
+                "SELECT id FROM rounds WHERE state IN ('betting', 'closed', 'paused')"
+            )
+        ]
+
     def delete_unfinished_rounds(self) -> None:
         """Drop every unfinished round with its bets and records (the interrupted-round fault)."""
         unfinished = "SELECT id FROM rounds WHERE state IN ('betting', 'closed', 'paused')"

@@ -99,9 +99,11 @@ class MappingAdapter(InstantRounds, LentAccounts):
     def info(self) -> TargetInfo:
         declares = self.mapping.data["declares"]
         implementation = dict(declares.get("implementation", {}))
+        instance = None
         if self.mapping.operation("info"):
             fields = self._run("info", "read the implementation's identity", {})
             implementation.update({k: str(v) for k, v in fields.items() if v is not None})
+            instance = implementation.pop("instance", None)  # a restart seen (REG-INTR-01)
         return TargetInfo(
             name=implementation.get("name", self.mapping.name),
             version=implementation.get("version", "unknown"),
@@ -113,6 +115,7 @@ class MappingAdapter(InstantRounds, LentAccounts):
             max_rtp={g: Decimal(v) for g, v in declares["max_rtp"].items()},
             capabilities=tuple(declares.get("capabilities", [])),
             limits=limits_from(declares.get("limits")),
+            instance=instance,
         )
 
     def check_credentials(self) -> None:
