@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +200,40 @@ class Casino:
         r = self.tokens(round_id, tokens)
         assert r.status_code == 200, r.text
         return r.json()
+
+
+def round_before_a_restart(
+    db: str, *bets: tuple[str, str], close: bool = False
+) -> tuple[dict[str, str], str, list[dict[str, Any]]]:
+    """A player of 100.00 with `bets` (each its own slip) in a new round of a reference on
+    `db`, betting closed if asked; then that reference's store left as a killed server leaves
+    it. The player's credential, the round id, and each bet as its slip's answer gave it."""
+    from livecert.reference.app import create_app
+    from livecert.reference.config import Config
+
+    first = create_app(Config(db_path=db))
+    with TestClient(first) as client:
+        casino = Casino(ContractClient(client))
+        _pid, player = casino.player("100.00")
+        round_id = casino.open(casino.table())
+        answers = [casino.bet(round_id, player, bet) for bet in bets]
+        assert [a.status_code for a in answers] == [201] * len(bets), [a.text for a in answers]
+        staked = sum((Decimal(stake) for _code, stake in bets), Decimal(0))
+        assert casino.balance(player) == f"{Decimal('100.00') - staked:.2f}"
+        placed = [a.json()["bets"][0] for a in answers]
+        if close:
+            casino.close(round_id)
+    first.state.store.close()
+    return player, round_id, placed
+
+
+@contextmanager
+def restarted(db: str, **config: Any) -> Iterator[ContractClient]:
+    """The reference started again on `db` (with `config`: a fault, an option), closed after."""
+    from livecert.reference.app import create_app
+    from livecert.reference.config import Config
+
+    app = create_app(Config(db_path=db, **config))
+    with TestClient(app) as client:
+        yield ContractClient(client)
+    app.state.store.close()

@@ -9,13 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 from hand_tables import sicbo_hand_table
-from reference_support import DEALER, OPERATOR, Casino, ContractClient
+from reference_support import (
+    DEALER,
+    OPERATOR,
+    Casino,
+    ContractClient,
+    restarted,
+    round_before_a_restart,
+)
 
 from livecert.reference import __version__, sicbo
-from livecert.reference.app import create_app
-from livecert.reference.config import Config
 
 
 def _error(response: Any, status: int, code: str) -> dict[str, Any]:
@@ -51,18 +55,9 @@ def test_a_restart_with_return_interrupted_rounds_cancels_them_each_stake_return
     """The test-only option: on start-up every unfinished round is cancelled, its stakes back
     (the other way REG-INTR-01 allows); finished rounds are left as they were."""
     db = str(tmp_path / "restart.sqlite3")
-    first = TestClient(create_app(Config(db_path=db)))
-    casino = Casino(ContractClient(first))
-    tid = casino.table()
-    player, headers = casino.player("100.00")
-    rid = casino.open(tid)
-    bet = casino.bet(rid, headers, ("BIG", "10.00")).json()["bets"][0]
-    assert casino.balance(headers) == "90.00"
-    first.close()
-    first.app.state.store.close()
-    again = TestClient(create_app(Config(db_path=db, return_interrupted=True)))
-    try:
-        casino = Casino(ContractClient(again))
+    headers, rid, [bet] = round_before_a_restart(db, ("BIG", "10.00"))
+    with restarted(db, return_interrupted=True) as api:
+        casino = Casino(api)
         view = casino.get_round(rid)
         assert view["state"] == "cancelled" and view["reason"] == "the server restarted"
         [shown] = [b for b in view["bets"] if b["bet_id"] == bet["bet_id"]]
@@ -71,10 +66,7 @@ def test_a_restart_with_return_interrupted_rounds_cancels_them_each_stake_return
             "refund",
             "10.00",
         )
-        assert casino.balance(headers) == "100.00" and player
-    finally:
-        again.close()
-        again.app.state.store.close()
+        assert casino.balance(headers) == "100.00"
 
 
 def test_whoami(api: ContractClient, casino: Casino) -> None:

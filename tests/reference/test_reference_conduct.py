@@ -9,11 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
-from reference_support import DEALER, Casino, ContractClient
-
-from livecert.reference.app import create_app
-from livecert.reference.config import Config
+from reference_support import DEALER, Casino, ContractClient, restarted, round_before_a_restart
 
 
 def _error(response: Any, status: int, code: str) -> None:
@@ -256,17 +252,8 @@ def test_twenty_concurrent_players_settle_and_conserve_money(
 @pytest.mark.parametrize("finish", ["settle", "cancel"])
 def test_restart_keeps_an_open_round(tmp_path: Path, finish: str) -> None:
     db = str(tmp_path / "restart.sqlite3")
-    first = create_app(Config(db_path=db))
-    with TestClient(first) as client:
-        casino = Casino(ContractClient(client))
-        _pid, player = casino.player("100.00")
-        round_id = casino.open(casino.table())
-        casino.bet(round_id, player, ("SMALL", "10.00"))
-        casino.close(round_id)
-    first.state.store.close()
-    second = create_app(Config(db_path=db))
-    with TestClient(second) as client:
-        api = ContractClient(client)
+    player, round_id, _ = round_before_a_restart(db, ("SMALL", "10.00"), close=True)
+    with restarted(db) as api:
         casino = Casino(api)
         assert casino.get_round(round_id)["state"] == "closed"
         assert casino.balance(player) == "90.00"
@@ -280,4 +267,3 @@ def test_restart_keeps_an_open_round(tmp_path: Path, finish: str) -> None:
         assert casino.balance(player) == expected
         [rec] = _record(api, player)["rounds"]
         assert (rec["balance_before"], rec["balance_after"]) == ("100.00", expected)
-    second.state.store.close()

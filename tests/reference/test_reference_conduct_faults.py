@@ -9,7 +9,15 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from reference_support import DEALER, OPERATOR, Casino, ContractClient, validate_schema
+from reference_support import (
+    DEALER,
+    OPERATOR,
+    Casino,
+    ContractClient,
+    restarted,
+    round_before_a_restart,
+    validate_schema,
+)
 
 from livecert.reference.app import create_app
 from livecert.reference.config import Config
@@ -541,42 +549,23 @@ def test_lost_update_under_concurrency(make_app: Any) -> None:
 
 def test_interrupted_round_lost(tmp_path: Path) -> None:
     db = str(tmp_path / "restart.sqlite3")
-    first = create_app(Config(db_path=db))
-    with TestClient(first) as client:
-        casino = Casino(ContractClient(client))
-        _pid, player = casino.player("100.00")
-        round_id = casino.open(casino.table())
-        casino.bet(round_id, player, ("SMALL", "10.00"))
-    first.state.store.close()
-    second = create_app(Config(db_path=db, faults=frozenset({"interrupted-round-lost"})))
-    with TestClient(second) as client:
-        api = ContractClient(client)
+    player, round_id, _ = round_before_a_restart(db, ("SMALL", "10.00"))
+    with restarted(db, faults=frozenset({"interrupted-round-lost"})) as api:
         assert api.get(f"/v1/rounds/{round_id}", headers=DEALER).status_code == 404
         assert api.get("/v1/player", headers=player).json()["balance"] == "90.00"
         assert api.get("/v1/player/bets", headers=player).json()["bets"] == []
         assert (
             api.post("/v1/players", json={"balance": "1.00"}, headers=OPERATOR).status_code == 201
         )
-    second.state.store.close()
 
 
 def test_interrupted_bet_lost(tmp_path: Path) -> None:
     db = str(tmp_path / "restart.sqlite3")
-    first = create_app(Config(db_path=db))
-    with TestClient(first) as client:
-        casino = Casino(ContractClient(client))
-        _pid, player = casino.player("100.00")
-        round_id = casino.open(casino.table())
-        casino.bet(round_id, player, ("SMALL", "10.00"))
-        casino.bet(round_id, player, ("BIG", "5.00"))
-    first.state.store.close()
-    second = create_app(Config(db_path=db, faults=frozenset({"interrupted-bet-lost"})))
-    with TestClient(second) as client:
-        api = ContractClient(client)
+    player, round_id, _ = round_before_a_restart(db, ("SMALL", "10.00"), ("BIG", "5.00"))
+    with restarted(db, faults=frozenset({"interrupted-bet-lost"})) as api:
         kept = api.get(f"/v1/rounds/{round_id}", headers=player).json()["bets"]
         assert [(b["selection"], b["stake"]) for b in kept] == [("SMALL", "10.00")]
         assert api.get("/v1/player", headers=player).json()["balance"] == "85.00"
-    second.state.store.close()
 
 
 def test_one_slip_per_round(make_app: Any) -> None:
