@@ -239,18 +239,11 @@ def highest_is_declared(
     sweep_only: frozenset[str],
 ) -> None:
     ledger, table = _ledger(sweep_ledgers, scene.game), paytable(scene.game)
-    only = narrowed(scene.game, sweep_only)
-    if only:  # the highest return is over every selection: not measured, so not judged
-        reason = (
-            f"the sweep bet only on the selections of {', '.join(only)} (--sweep-only): the "
-            "highest return over every selection was not measured"
-        )
-        scene.unproven.update({table.rtp_clause: reason, RTP_DUTY: reason})
-        facts.write("rtp_max", game=scene.game, stated=stated, not_judged=reason)
-        return
     measured = {
         s.code: ledger.measured_rtp(s.code) for s in table.selections if ledger.played(s.code)
     }
+    if not measured:
+        raise HarnessError("no selection was played on every outcome: nothing to measure")
     best_code = max(measured, key=lambda c: measured[c])
     best = as_percent(measured[best_code], 2)
     declared = scene.target.info.max_rtp.get(scene.game)
@@ -261,6 +254,19 @@ def highest_is_declared(
                 f"{table.declared_max_rtp_percent}%"
             )
         stated = table.declared_max_rtp_percent  # the profile's published maximum
+    declared_right = declared is not None and Decimal(declared) == Decimal(stated)
+    declared_problem = f"the target declares {declared}%, the rules state {stated}%"
+    clauses = [table.rtp_clause, RTP_DUTY]
+    only = narrowed(scene.game, sweep_only)
+    if only:
+        failures = _judge_narrowed_maximum(
+            scene, facts, only, stated, declared, best_code, measured
+        )
+        if not declared_right:  # what the target declares needs no sweep
+            failures.append(scene.checks.failed(clauses, declared_problem))
+        if failures:
+            raise failures[0]
+        return
     facts.write(
         "rtp_max",
         game=scene.game,
@@ -271,14 +277,55 @@ def highest_is_declared(
         selection=best_code,
     )
     scene.checks.check(
-        declared is not None and Decimal(declared) == Decimal(stated),
-        [table.rtp_clause, RTP_DUTY],
-        f"the target declares {declared}%, the rules state {stated}%",
-        f"the target declares the rules' {stated}%",
+        declared_right, clauses, declared_problem, f"the target declares the rules' {stated}%"
     )
     scene.checks.check(
         best == Decimal(stated),
-        [table.rtp_clause, RTP_DUTY],
+        clauses,
         f"the highest measured return is {best}% ({best_code}), not {stated}%",
         f"the highest measured return is {best}% ({best_code})",
     )
+
+
+def _judge_narrowed_maximum(
+    scene: Scene,
+    facts: RunRecord,
+    only: list[str],
+    stated: str,
+    declared: str | None,
+    best_code: str,
+    measured: dict[str, Fraction],
+) -> list[ClauseFailure]:
+    """On a narrowed sweep the highest return over every selection is not measured, so it can
+    never pass; but a swept selection returning more than the stated maximum proves the game's
+    highest return above it, and that fails the clause (the failures are booked, to raise)."""
+    table = paytable(scene.game)
+    clauses = [table.rtp_clause, RTP_DUTY]
+    best = measured[best_code]
+    above = as_percent(best, 2) > Decimal(stated)  # to the stated maximum's two decimals
+    reason = (
+        f"the sweep bet only on the selections of {', '.join(only)} (--sweep-only): the "
+        "highest return over every selection was not measured"
+    )
+    facts.write(
+        "rtp_max",
+        game=scene.game,
+        stated=stated,
+        declared=str(declared),
+        measured=str(as_percent(best, 2)),
+        measured_exact=str(best),
+        selection=best_code,
+        narrowed_to=only,
+        not_judged=None if above else reason,
+    )
+    scene.unproven.update({clause: reason for clause in clauses})
+    if not above:
+        return []
+    return [
+        scene.checks.failed(
+            clauses,
+            f"{best_code} returns {as_percent(best, 2)}%, above the stated maximum of "
+            f"{stated}%, so the game's highest return is not the maximum (measured on the "
+            "narrowed sweep)",
+        )
+    ]

@@ -1,7 +1,8 @@
 """`--sweep-only`: the sweep narrowed to the selections of named paytable clauses, a quicker
 re-test of one clause. A narrowed run is partial and says so; the clause that needs every
-selection (the game's highest return) is never judged on it; a seeded fault on a named clause is
-still caught; a name that is no paytable clause is refused before anything runs."""
+selection (the game's highest return) never passes on it, but fails when a swept selection
+returns more than the maximum or the target declares another one; a seeded fault on a named
+clause is still caught; a name that is no paytable clause is refused before anything runs."""
 
 import subprocess
 import sys
@@ -41,6 +42,14 @@ def test_the_sweep_bets_only_on_the_named_clauses_selections() -> None:
     assert swept_codes(_Offering(frozenset({"TOTAL_10"})), sicbo, {"SB-PAY-08"}) == [
         c for c in totals if c != "TOTAL_10"
     ]
+    # the triple-loss clause names the selections that lose on a triple (sicbo.toml's families)
+    assert swept_codes(_Offering(), sicbo, {"SB-PAY-16"}) == ["SMALL", "BIG", "ODD", "EVEN"]
+    assert swept_codes(_Offering(), sicbo, {"SB-PAY-16", "SB-PAY-01"}) == [
+        "SMALL",
+        "BIG",
+        "ODD",
+        "EVEN",
+    ]
     # the player gets just enough for the narrowed slip (an instant round keeps it pending)
     adapter = _Offering()
     swept = bet_on_every_selection(
@@ -64,17 +73,24 @@ def test_a_name_that_is_no_paytable_clause_is_refused() -> None:
     assert "--sweep-only names SB-RTP-01" in done.stderr and "SB-PAY-08" in done.stderr
 
 
-def test_the_self_test_narrows_only_faults_without_a_maximum_rtp_clause() -> None:
+def test_the_self_test_narrows_every_fault_to_its_paytable_clauses_or_one_selection() -> None:
     assert sweep_only_for(["SB-PAY-09", "REG-SETTLE-01", "REG-RTP-01"]) == ["SB-PAY-09"]
-    assert sweep_only_for(["SB-PAY-16", "REG-SETTLE-01", "REG-RTP-01", "SB-RTP-01"]) == []
+    # a maximum-RTP fault keeps its own clauses: a swept selection above the maximum fails it
+    assert sweep_only_for(["SB-PAY-16", "REG-SETTLE-01", "REG-RTP-01", "SB-RTP-01"]) == [
+        "SB-PAY-16"
+    ]
     assert sweep_only_for(["XD-PAY-07", "XD-PAY-08", "REG-SETTLE-01"]) == [
         "XD-PAY-07",
         "XD-PAY-08",
     ]
-    assert sweep_only_for(["SB-GEN-01", "REG-INPUT-01"]) == []
+    # no paytable clause: one selection, every outcome still played (SB-PAY-01 is Small alone)
+    assert sweep_only_for(["SB-GEN-01", "REG-INPUT-01"]) == ["SB-PAY-01"]
+    assert sweep_only_for(["SB-RTP-01", "REG-RTP-01"]) == ["SB-PAY-01"]
+    assert sweep_only_for(["REG-MONEY-01"]) == ["XD-PAY-01"]
+    assert sweep_only_for(["SB-RND-01", "XD-RND-01"]) == ["SB-PAY-01", "XD-PAY-01"]
 
 
-def test_a_narrowed_run_is_partial_and_never_judges_the_highest_return(tmp_path) -> None:
+def test_a_narrowed_run_is_partial_and_never_passes_the_highest_return(tmp_path) -> None:
     status, certificate, output = certify(
         tmp_path,
         "--no-html",
@@ -119,3 +135,42 @@ def test_a_fault_on_a_named_clause_is_still_caught(tmp_path) -> None:
     failed = sorted(c for c, row in certificate["clauses"].items() if row["status"] == "failed")
     assert status == 1, output[-3000:]
     assert failed == ["REG-RTP-01", "REG-SETTLE-01", "XD-PAY-03"]
+
+
+def test_a_narrowed_run_fails_a_maximum_a_swept_selection_exceeds(tmp_path) -> None:
+    # ODD paid 1:1 returns 8 of 16 results x 2 = 100%, above Xoc Dia's 98.75%
+    status, certificate, output = certify(
+        tmp_path,
+        "--no-html",
+        "--game",
+        "xocdia",
+        "--clauses",
+        "XD-RTP-01,REG-RTP-01",
+        "--sweep-only",
+        "XD-PAY-07",
+        "--reference-fault",
+        "odd-even-pay-1-to-1",
+    )
+    clauses = certificate["clauses"]
+    assert status == 1, output[-3000:]
+    assert clauses["XD-RTP-01"]["status"] == "failed"
+    assert "ODD returns 100.00%, above the stated maximum of 98.75%" in output
+
+
+def test_a_narrowed_run_fails_a_wrong_declared_maximum(tmp_path) -> None:
+    status, certificate, output = certify(
+        tmp_path,
+        "--no-html",
+        "--game",
+        "xocdia",
+        "--clauses",
+        "XD-RTP-01,REG-RTP-01",
+        "--sweep-only",
+        "XD-PAY-01",
+        "--reference-fault",
+        "declares-wrong-max-rtp-xocdia",
+    )
+    failed = sorted(c for c, row in certificate["clauses"].items() if row["status"] == "failed")
+    assert status == 1, output[-3000:]
+    assert failed == ["REG-RTP-01", "XD-RTP-01"]
+    assert "the target declares 99.00%, the rules state 98.75%" in output

@@ -466,7 +466,7 @@ def build_certificate(
                 + (
                     f"; the sweep bet only on the selections of {', '.join(sorted(sweep_only))} "
                     "(--sweep-only): the other selections were not swept, and the highest "
-                    "return over every selection of a narrowed game was not judged"
+                    "return over every selection of a narrowed game could fail but not pass"
                     if sweep_only
                     else ""
                 )

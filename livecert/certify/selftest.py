@@ -2,9 +2,10 @@
 
 Certifies the clean reference (every clause, both games), then the reference with each seeded
 fault, two at a time. By default a fault is run only on the clauses it declares and the game they
-name, its sweep narrowed to the selections of its paytable clauses (see `sweep_only_for`); the
-clean run covers everything else. With `full=True` (`livecert selftest --full`) each
-fault is certified on its game's whole suite instead, so a clause failing anywhere is seen.
+name, its sweep narrowed to the selections of its paytable clauses, or to one selection when it
+declares none (see `sweep_only_for`); the clean run covers everything else. With `full=True`
+(`livecert selftest --full`) each fault is certified on its game's whole suite instead, so a
+clause failing anywhere is seen.
 
 A fault is detected only when every clause it declares failed. The report says, per fault, the
 declared clauses, the failed ones, the escapes (a declared clause that did not fail) and the false
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -122,15 +124,22 @@ def game_for(clauses: list[str]) -> str:
 
 
 def sweep_only_for(clauses: list[str]) -> list[str]:
-    """The paytable clauses a fault's run may narrow the sweep to (`--sweep-only`): those it
-    declares, unless it also declares a game's maximum-RTP clause, whose check is over every
-    selection (a run narrowed to the declared clauses could not fail it)."""
-    named, max_rtp = [], set()
+    """The paytable clauses a fault's run narrows the sweep to (`--sweep-only`; every outcome
+    is still played): those it declares or, when it declares none, the game's clause of fewest
+    selections, since its clauses are judged on each round's result or on what the target
+    declares, not on which selections were bet. A narrowed run still fails a maximum-RTP clause
+    when a swept selection returns more than the maximum (steps/sweep.py)."""
+    named: list[str] = []
     for game in ("sicbo", "xocdia"):
         table = load_paytable(game)
         named += [c for c in clauses if c in sweep_clauses(table)]
-        max_rtp.add(table.rtp_clause)
-    return [] if max_rtp & set(clauses) else named
+    if named:
+        return named
+    game = game_for(clauses)
+    for each in ("sicbo", "xocdia") if game == "all" else (game,):
+        counts = Counter(s.clause for s in load_paytable(each).selections)
+        named.append(min(sorted(counts), key=lambda c: counts[c]))
+    return named
 
 
 def _certify_run(fault: str, expected: list[str], folder: Path, full: bool) -> FaultRun:

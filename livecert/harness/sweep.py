@@ -16,7 +16,7 @@ from livecert.harness.dealer import open_round
 from livecert.harness.findings import HarnessError
 from livecert.harness.forced_result import forcing_failed, result_played
 from livecert.harness.settlement_check import SettlementRow, check_bet
-from livecert.rules import Paytable, all_outcomes, load_paytable
+from livecert.rules import Paytable, Selection, all_outcomes, load_paytable
 from livecert.rules.conditions import Outcome
 
 SWEEP_STAKE = Decimal("1.00")
@@ -85,20 +85,32 @@ def offered_codes(adapter: TargetAdapter, paytable: Paytable) -> list[str]:
 
 
 def sweep_clauses(paytable: Paytable) -> set[str]:
-    """The clauses whose selections the sweep bets on: the paytable clauses of the game."""
-    return {s.clause for s in paytable.selections}
+    """The clauses whose selections the sweep bets on: the paytable clauses of the game, and its
+    triple-loss clause (Sic Bo's SB-PAY-16), whose selections are those that lose on a triple."""
+    clauses = {s.clause for s in paytable.selections}
+    if paytable.triple_loss_clause and any(s.loses_on_triple for s in paytable.selections):
+        clauses.add(paytable.triple_loss_clause)
+    return clauses
+
+
+def selection_clauses(paytable: Paytable, selection: Selection) -> set[str]:
+    """The sweep clauses a selection's settlement proves: its own, and the triple-loss clause
+    when it loses on a triple."""
+    if selection.loses_on_triple and paytable.triple_loss_clause:
+        return {selection.clause, paytable.triple_loss_clause}
+    return {selection.clause}
 
 
 def sweep_only_problem(named: Collection[str]) -> str | None:
     """What is wrong with the clauses `--sweep-only` names, if anything: each must be a paytable
-    clause (one that selections belong to) of one of the games."""
+    clause (one that selections belong to, or the triple-loss clause) of one of the games."""
     known = sweep_clauses(load_paytable("sicbo")) | sweep_clauses(load_paytable("xocdia"))
     unknown = sorted(set(named) - known)
     if not unknown:
         return None
     return (
         f"--sweep-only names {', '.join(unknown)}, which no selection of the paytables belongs "
-        "to; name paytable clauses such as SB-PAY-08 or XD-PAY-03"
+        "to; name paytable clauses such as SB-PAY-08, SB-PAY-16 or XD-PAY-03"
     )
 
 
@@ -111,8 +123,7 @@ def swept_codes(
     named = set(only) & sweep_clauses(paytable)
     if not named:
         return codes
-    clause_of = {s.code: s.clause for s in paytable.selections}
-    return [c for c in codes if clause_of[c] in named]
+    return [c for c in codes if selection_clauses(paytable, paytable.selection(c)) & named]
 
 
 def clauses_not_offered(adapter: TargetAdapter, paytable: Paytable) -> dict[str, str]:
