@@ -5,7 +5,11 @@ a hang), through the canonical and the mapping adapter, in doctor and in certify
 wait stays inside the deadline; the run's end cuts the request in flight.
 """
 
+import argparse
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from functools import cache
@@ -26,6 +30,7 @@ from fake_target import (
 from samples import ROUND
 from vendor_support import MAPPING
 
+from fixtures.options import answer_size, seconds
 from livecert.adapters import Bounds, HttpAdapter, RunCut, TargetError
 from livecert.adapters.bounds import MIB, parse_size
 from livecert.adapters.mapping import MappingAdapter, load_mapping
@@ -45,6 +50,8 @@ BAD_TARGETS = {
     "answer declared over the cap": (oversized(MIB, declared=True), "larger than 64 KiB"),
 }
 ADVICE = {"no whole answer": "--request-deadline to change", "larger than": "--max-answer-size"}
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -327,3 +334,30 @@ def test_the_runs_end_cuts_the_request_in_flight_and_the_record_says_so(tmp_path
         "it were not run"
     ]
     assert not [r for r in records if r["type"] in ("target_error", "teardown_error")]
+
+
+def test_a_malformed_bound_in_the_environment_is_named_under_plain_pytest() -> None:
+    """The LIVECERT_* variables are read as their options are: a value that is no number of
+    seconds (or size) is a usage error naming the variable, not a traceback."""
+    env = {**os.environ, "LIVECERT_MAX_DURATION": "1x"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(ROOT / "features"), "--collect-only", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert (
+        "argument --max-duration: '1x' is not a number of seconds (from the option or "
+        "LIVECERT_MAX_DURATION)" in done.stderr
+    )
+    assert "Traceback" not in done.stdout + done.stderr
+    for variable in ("LIVECERT_REQUEST_DEADLINE", "LIVECERT_TARGET_TIMEOUT"):
+        with pytest.raises(argparse.ArgumentTypeError, match=variable):
+            seconds(variable)("thirty")
+        assert seconds(variable)("2.5") == 2.5
+    with pytest.raises(argparse.ArgumentTypeError, match="LIVECERT_MAX_ANSWER_SIZE"):
+        answer_size("12QB")
