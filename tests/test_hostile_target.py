@@ -8,6 +8,8 @@ scenario: tests/test_broken_targets.py, a target answering 500.)
 
 import json
 import re
+import subprocess
+import sys
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from xml.etree import ElementTree
@@ -22,6 +24,7 @@ from livecert.report.allure_report import prepare_results
 from livecert.report.certificate_page import render_certificate
 from livecert.target_text import LINES, properties_value, visible
 
+ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = "evil<i>\x1b[2J\x1b]0;pwned\x07\u202e\x00name"
 SHOWN = "evil<i>\\x1b[2J\\x1b]0;pwned\\x07\\u202e\\x00name"  # as every output must show it
 # what a terminal or a viewer obeys: C0 but newline and tab, DEL, C1, bidi marks and overrides
@@ -70,7 +73,7 @@ def test_certify_shows_the_target_s_words_and_obeys_none(tmp_path: Path) -> None
     texts = [t for e in junit.iter() for t in (e.text, e.tail, *e.attrib.values()) if t]
     failures = " ".join(texts)
     assert not obeyed(failures)
-    assert "BAD#x1B[2J): evil<i>#x1B[2J#x1B]0;pwned#x07\\u202e#x00name" in failures
+    assert "BAD\\x1b[2J): " + SHOWN in failures  # shown as in the terminal
 
     page = render_certificate(certificate, [], [])
     assert not obeyed(page)
@@ -90,6 +93,24 @@ def test_certify_shows_the_target_s_words_and_obeys_none(tmp_path: Path) -> None
     assert not obeyed(properties)
     line = next(x for x in properties.splitlines() if x.startswith("Target\\ implementation="))
     assert line.endswith("=" + SHOWN.replace("\\", "\\\\") + " 1\\\\x1b[31m")
+
+
+def test_plain_pytest_shows_the_target_s_words_and_obeys_none(tmp_path: Path) -> None:
+    """The suite run by pytest itself, as a CI pipeline may: its terminal and JUnit too."""
+    junit = tmp_path / "junit.xml"
+    with fake_target(hostile) as url:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", str(ROOT / "features"), "-m", "REG-RECALL-01",
+             "-p", "no:cacheprovider", "--target-url", url, "--operator-token", "op-token",
+             "--dealer-token", "dl-token", "--target-timeout", "2", f"--junitxml={junit}"],
+            capture_output=True, text=True, timeout=300, cwd=ROOT, check=False,
+        )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, output[-3000:]
+    assert not obeyed(output), output[-3000:]
+    assert "refused (400 BAD\\x1b[2J): " + SHOWN in output
+    failures = " ".join(t for e in ElementTree.parse(junit).iter() for t in (e.text, e.tail) if t)
+    assert not obeyed(failures) and "BAD\\x1b[2J): " + SHOWN in failures
 
 
 def test_doctor_shows_the_target_s_words_and_obeys_none(capsys: pytest.CaptureFixture) -> None:
