@@ -198,7 +198,8 @@ def _uses_contract(args: argparse.Namespace) -> bool:
 
 
 def _run_certify(args: argparse.Namespace) -> int:
-    from livecert.certify.runner import CertifyError, CertifyOptions, certify, summary_lines
+    from livecert.certify.runner import CertifyError, CertifyOptions, certify
+    from livecert.certify.summary import summary_lines
     from livecert.contract import CONTRACT_CLAUSES
     from livecert.rules import load_catalogue
     from livecert.rules.profiles import ProfileError, load_profile

@@ -146,7 +146,7 @@ def test_the_sweep_picture_marks_exactly_the_mismatched_cells() -> None:
 def test_a_mapping_run_under_a_profile_names_both_on_every_page() -> None:
     """The certificate page, Allure's environment and certify's summary name the adapter (its
     file and sha256) and the rule profile (its sha256); the contract clauses are out of scope."""
-    from livecert.certify.runner import summary_lines
+    from livecert.certify.summary import summary_lines
 
     adapter = {"kind": "mapping", "name": "Sao Mai", "source": "m.yaml", "sha256": "ab" * 32}
     profile = {"name": "variant-150", "title": "a variant", "source": "v.toml", "sha256": "cd" * 32}

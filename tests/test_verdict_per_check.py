@@ -7,9 +7,13 @@ and Four of a colour (its mapping marks them not offered) and settles Big and Sm
 two-two rolls (its seeded fault).
 """
 
+import os
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
+from cli_support import certify
 from vendor_support import MAPPING, certify_mapping, vendor_server
 
 PAYOUTS = [f"XD-PAY-{n:02d}" for n in range(1, 11)]
@@ -66,3 +70,42 @@ def test_a_mapping_that_misreads_the_answers_is_incomplete_never_a_finding(tmp_p
     first = cert["harness_errors"][0]
     assert "mapping error" in first and "result_of_bet" in first, first
     assert cert["summary"].get("error", 0) == 1  # the run stopped at the first such answer
+
+
+STOPPING_PLUGIN = '''
+"""Stop the test run after its first scenario with {error}, as a harness defect (an exception
+in a hook: pytest's internal error) or a Ctrl-C would."""
+
+finished = []
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    finished.append(nodeid)
+    if len(finished) == 1:
+        raise {error}
+'''
+
+
+@pytest.mark.parametrize(
+    ("error", "exit_status", "words"),
+    [
+        ('RuntimeError("a harness defect")', 3, "the test run crashed (pytest's internal error"),
+        ("KeyboardInterrupt()", 2, "the test run was interrupted (status 2"),
+    ],
+)
+def test_a_stopped_test_run_is_incomplete_whatever_passed_before(
+    tmp_path: Path, error: str, exit_status: int, words: str
+) -> None:
+    """The first scenario of SB-RND-04 passes it, then the run stops: its other scenarios never
+    ran, so the clause is not certified (0.1.0 said compliant after a crash: status 3 was taken
+    as a finished run)."""
+    (tmp_path / "stopping_plugin.py").write_text(
+        STOPPING_PLUGIN.format(error=error), encoding="utf-8"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    args = ("--no-html", "--game", "sicbo", "--clauses", "SB-RND-04", "--", "-p")
+    status, cert, output = certify(tmp_path / "report", *args, "stopping_plugin", env=env)
+    assert cert["run"]["pytest_exit_status"] == exit_status, output[-3000:]
+    assert (status, cert["verdict"]) == (2, "incomplete"), output[-3000:]
+    assert words in cert["harness_errors"][0]
+    assert cert["verdict_reasons"][0].startswith("harness error: the test run ")

@@ -142,6 +142,29 @@ def feature_files(root: Path, games: tuple[str, ...], clauses: list[str]) -> lis
     return chosen
 
 
+def unexplained_stop(returncode: int, records: list[dict]) -> str | None:
+    """What the run record cannot account for in pytest's exit status: a crash of the test run
+    (its internal error, status 3), or an interruption (status 2) that no target error, mapping
+    error or run's end explains. The scenarios after it were never judged, so the run is
+    incomplete, whatever passed before it."""
+    if returncode == 3:
+        return (
+            "the test run crashed (pytest's internal error, status 3; see the output): the "
+            "scenario in flight and those after it were not judged"
+        )
+    explained = any(
+        r["type"] in ("target_error", "run_cut")
+        or (r["type"] == "scenario" and (r.get("target_error") or r.get("harness_error")))
+        for r in records
+    )
+    if returncode == 2 and not explained:
+        return (
+            "the test run was interrupted (status 2; see the output): the scenarios after it "
+            "were not run"
+        )
+    return None
+
+
 def pytest_command(
     options: CertifyOptions, folder: Path, root: Path, ends_at: float | None = None
 ) -> list[str]:
@@ -334,6 +357,8 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
                 "scenario ran (see the output above)",
             }
         )
+    elif stop := unexplained_stop(returncode, records):
+        records.append({"type": "harness_error", "message": stop})
     if leaked:
         records.append(
             {
@@ -426,73 +451,3 @@ def rebuild_report(folder: Path) -> list[str]:
     certificate = json.loads(certificate_path.read_text(encoding="utf-8"))
     published = publish(folder, certificate, read_run_record(record_path), previous_report(folder))
     return [*published.messages, f"manifest.json sha256 {published.manifest_sha256}"]
-
-
-def _statement(certificate: dict) -> str:
-    return certificate.get("verdict_statement") or certificate["verdict"]
-
-
-def target_words(certificate: dict) -> str:
-    """The target as it named itself, or what it answered when it never did, and where."""
-    target = certificate["target"]
-    where = target.get("url") or certificate["run"].get("target_url")
-    if "name" in target:
-        return f"{target['name']} {target.get('version', '')} at {where}"
-    return f"{target.get('preflight', 'never asked')} (at {where})"
-
-
-def summary_lines(certificate: dict, folder: Path) -> list[str]:
-    """What certify prints at the end: the verdict, the clause counts, where the report is."""
-    statuses = certificate["clauses"]
-    in_scope = certificate["scope"]["clauses_in_scope"]
-    count = {
-        s: sum(1 for c in in_scope if statuses.get(c, {}).get("status") == s)
-        for s in ("passed", "failed", "not-tested", "not-applicable")
-    }
-    lines = [
-        "",
-        f"livecert {certificate['harness']['version']} — verdict: "
-        f"{_statement(certificate).upper()}",
-        f"  target: {target_words(certificate)}",
-        f"  clauses in scope: {len(in_scope)} — passed {count['passed']}, failed "
-        f"{count['failed']}, not tested {count['not-tested']}"
-        + (f", not applicable {count['not-applicable']}" if count["not-applicable"] else ""),
-    ]
-    adapter = certificate["target"].get("adapter") or {}
-    if not is_canonical(adapter.get("kind")):
-        source = (
-            f" ({adapter['source']}, sha256 {adapter['sha256']})" if adapter.get("sha256") else ""
-        )
-        lines.insert(3, f"  adapter: {adapter['kind']} {adapter['name']}{source}")
-    profile = certificate["scope"].get("rules_profile") or {}
-    if isinstance(profile, dict) and profile.get("name", "documents") != "documents":
-        lines.insert(3, f"  rules profile: {profile['name']} (sha256 {profile.get('sha256')})")
-    for clause in in_scope:
-        row = statuses.get(clause, {})
-        if row.get("status") == "failed":
-            first = row["failed_scenarios"][0] if row["failed_scenarios"] else ""
-            lines.append(
-                f"  FAILED {clause}: {len(row['failed_scenarios'])} scenario(s), e.g. {first}"
-            )
-    for game, sweep in certificate["sweep"].items():
-        lines.append(
-            f"  sweep {game}: {sweep['outcomes_played']}/{sweep['outcomes_possible']} "
-            f"outcomes x {sweep['selections']} selections, "
-            f"{sweep['settlements_checked']} settlements checked, "
-            f"{sweep['mismatches']} mismatches"
-        )
-    for reason in certificate["verdict_reasons"]:
-        lines.append(f"  {reason}")
-    lines.append(f"  report: {folder}/")
-    for name, what in (
-        ("certificate.html", "the certificate, printable"),
-        ("certificate.pdf", "the same, as PDF"),
-        ("allure-report.html", "the Allure report, opens offline"),
-        ("certificate.json", "the certificate as data"),
-        ("junit.xml", "JUnit XML for CI"),
-        ("manifest.json", "sha256 of every file; manifest.sha256 holds its own hash"),
-    ):
-        if (folder / name).exists():
-            lines.append(f"    {name:<19} {what}")
-    lines += [f"  {message}" for message in certificate.get("published", [])]
-    return lines
