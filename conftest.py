@@ -1,23 +1,5 @@
-"""The certification suite's pytest plugins, one module per job (see ARCHITECTURE.md)."""
+"""The repository's pytest configuration: livecert's plugin, which registers the suite's options
+(the suite itself loads with the features: features/conftest.py). Named here for a session with
+plugin autoloading off; with it on, its entry point has loaded it already."""
 
-pytest_plugins = [
-    "fixtures.options",
-    "fixtures.target",
-    "fixtures.run_end",
-    "fixtures.scene",
-    "fixtures.evidence",
-    "fixtures.step_lookup",
-    "steps.common",
-    "steps.sweep",
-    "steps.rounds",
-    "steps.access",
-    "steps.bad_input",
-    "steps.money",
-    "steps.instant",
-    "steps.instant_access",
-    "steps.lost_answers",
-    "steps.limits",
-    "steps.restart",
-    "steps.sicbo",
-    "steps.xocdia",
-]
+pytest_plugins = ["livecert.suite.plugin"]

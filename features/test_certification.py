@@ -13,12 +13,13 @@ from pathlib import Path
 
 from pytest_bdd import scenarios
 
+HERE = Path(__file__).resolve().parent  # absolute: a session's bdd_features_base_dir is not ours
 FOLDERS = ("sicbo", "xocdia", "table")
 _NAMED = [Path(p) for p in os.environ.get("LIVECERT_FEATURE_FILES", "").split(os.pathsep) if p]
 
 for _folder in FOLDERS:
     if not _NAMED:
-        scenarios(_folder)
+        scenarios(str(HERE / _folder))
         continue
     _files = [str(path) for path in _NAMED if path.parent.name == _folder]
     if _files:

@@ -12,13 +12,13 @@ from decimal import Decimal
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.scene import Scene
 from livecert.adapters import PlayerHandle, Refused, TargetAdapter
 from livecert.adapters.errors import Unsupported
 from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
 from livecert.harness.vocabulary import paytable
-from steps.rounds import DEFAULT_RESULT, GAMES
+from livecert.suite.fixtures.scene import Scene
+from livecert.suite.steps.rounds import DEFAULT_RESULT, GAMES
 
 ACCESS = "REG-ACCESS-01"
 ACTIONS = (

@@ -11,13 +11,13 @@ from decimal import Decimal
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.scene import Scene
 from livecert.contract import load_contract
 from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
 from livecert.harness.read_balances import not_below_zero, over_the_balance_read, plain_total
 from livecert.harness.vocabulary import selection_code
-from steps.rounds import DEFAULT_RESULT
+from livecert.suite.fixtures.scene import Scene
+from livecert.suite.steps.rounds import DEFAULT_RESULT
 
 INPUT = "REG-INPUT-01"  # malformed or invalid requests are refused with a reason, change nothing
 BALANCE = "REG-BAL-01"  # a bet may not take a balance below zero

@@ -12,13 +12,13 @@ import allure
 import pytest
 from pytest_bdd import given, parsers, then
 
-from fixtures.scene import PlacedBet, Scene
 from livecert.harness.findings import HarnessError
 from livecert.harness.round_clauses import WINNINGS_PAID
 from livecert.harness.settlement_check import SETTLE_DUTY
 from livecert.harness.vocabulary import paytable
 from livecert.rules import round_to_minor
 from livecert.rules.paytable import active_profile
+from livecert.suite.fixtures.scene import PlacedBet, Scene
 
 AMOUNT = r"(?P<amount>\d+\.\d+)"
 

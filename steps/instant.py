@@ -14,7 +14,6 @@ from decimal import Decimal
 import allure
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.scene import DEFAULT_PLAYER, Scene
 from livecert.adapters.errors import Unsupported
 from livecert.harness.findings import ClauseFailure, HarnessError
 from livecert.harness.forced_result import result_played
@@ -38,9 +37,10 @@ from livecert.harness.read_balances import (
 from livecert.harness.settlement_check import SETTLE_DUTY, judge_slip
 from livecert.harness.sweep import offered_codes
 from livecert.harness.vocabulary import paytable, selection_code
-from steps.bad_input import balance_unmoved
-from steps.money import announce_seed, chosen_seed
-from steps.rounds import DEFAULT_RESULT, GAMES
+from livecert.suite.fixtures.scene import DEFAULT_PLAYER, Scene
+from livecert.suite.steps.bad_input import balance_unmoved
+from livecert.suite.steps.money import announce_seed, chosen_seed
+from livecert.suite.steps.rounds import DEFAULT_RESULT, GAMES
 
 INPUT = "REG-INPUT-01"
 BALANCE = "REG-BAL-01"

@@ -12,11 +12,11 @@ from decimal import Decimal
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.scene import DEFAULT_PLAYER, Scene
 from livecert.adapters import Refused
 from livecert.harness.vocabulary import selection_code
-from steps.access import WHO, acting
-from steps.instant import AMOUNT, play_here
+from livecert.suite.fixtures.scene import DEFAULT_PLAYER, Scene
+from livecert.suite.steps.access import WHO, acting
+from livecert.suite.steps.instant import AMOUNT, play_here
 
 ACCESS = "REG-ACCESS-01"
 IDEMPOTENCY = "REG-IDEMP-01"

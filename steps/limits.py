@@ -12,7 +12,6 @@ from collections.abc import Callable
 import allure
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.scene import DEFAULT_PLAYER, Scene
 from livecert.adapters import Refused, RoundView
 from livecert.harness.attempts import refusal
 from livecert.harness.findings import ClauseFailure, HarnessError
@@ -22,7 +21,8 @@ from livecert.harness.limits import LIMIT_DUTY, NOT_APPLICABLE, Probe, balance_f
 from livecert.harness.settlement_check import SETTLE_DUTY, judge_slip
 from livecert.harness.sweep import offered_codes
 from livecert.harness.vocabulary import paytable
-from steps.rounds import DEFAULT_RESULT, GAMES
+from livecert.suite.fixtures.scene import DEFAULT_PLAYER, Scene
+from livecert.suite.steps.rounds import DEFAULT_RESULT, GAMES
 
 PROBE_CODES = ("BIG", "SMALL", "ODD", "EVEN")  # one code per bet of a slip, in this order
 Tried = tuple[RoundView | None, Refused | None]

@@ -22,11 +22,11 @@ from decimal import Decimal
 
 from pytest_bdd import parsers, then, when
 
-from fixtures.scene import PlacedBet, Scene
 from livecert.adapters import BetView, Refused, TargetError
 from livecert.adapters.errors import Unsupported
 from livecert.adapters.lost_answer import DroppedAnswer
 from livecert.harness.vocabulary import selection_code
+from livecert.suite.fixtures.scene import PlacedBet, Scene
 
 IDEMPOTENCY = "REG-IDEMP-01"
 CONTRACT_SAYS = 'docs/contract.md, "Idempotent bet slips"'

@@ -13,7 +13,6 @@ from decimal import Decimal
 import allure
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.scene import PlacedBet, Scene
 from livecert.adapters import Refused
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.money_machine import (
@@ -23,7 +22,8 @@ from livecert.harness.money_machine import (
     unproven_duties,
 )
 from livecert.harness.vocabulary import selection_code
-from steps.rounds import GAMES
+from livecert.suite.fixtures.scene import PlacedBet, Scene
+from livecert.suite.steps.rounds import GAMES
 
 MONEY = "REG-MONEY-01"
 

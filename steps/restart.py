@@ -18,11 +18,11 @@ from decimal import Decimal
 
 from pytest_bdd import parsers, then, when
 
-from fixtures.scene import UNFINISHED, Scene
 from livecert.adapters import Refused
 from livecert.harness.findings import HarnessError, ScenarioEnded
 from livecert.harness.restart import observe_restart, restart_and_wait
 from livecert.harness.vocabulary import parse_dice
+from livecert.suite.fixtures.scene import UNFINISHED, Scene
 
 INTERRUPTED = ("REG-INTR-01",)
 RETURNED = ("cancelled", "void")  # a round returned: every stake refunded, nothing paid

@@ -14,11 +14,11 @@ from decimal import Decimal
 
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.scene import UNFINISHED, PlacedBet, Scene
 from livecert.harness.attempts import refusal
 from livecert.harness.dealer import open_round
 from livecert.harness.round_clauses import CANCEL, COMMIT, PAUSE, RESHAKE, RESUME
 from livecert.harness.vocabulary import paytable, selection_code
+from livecert.suite.fixtures.scene import UNFINISHED, PlacedBet, Scene
 
 GAMES = {"Sic Bo": "sicbo", "Xoc Dia": "xocdia"}
 RESHAKE_REASONS = {

@@ -2,9 +2,9 @@
 
 from pytest_bdd import parsers, then, when
 
-from fixtures.scene import Scene
 from livecert.harness.vocabulary import parse_dice
-from steps.sweep import result_problem, settle_sweep
+from livecert.suite.fixtures.scene import Scene
+from livecert.suite.steps.sweep import result_problem, settle_sweep
 
 GENERAL = "SB-GEN-01"
 DICE = r"(?P<dice>-?\d+(?:[ -]-?\d+)*)"

@@ -12,8 +12,6 @@ import allure
 import pytest
 from pytest_bdd import given, parsers, then
 
-from fixtures.options import sweep_only as named_sweep_clauses
-from fixtures.scene import Scene
 from livecert.harness.findings import ClauseFailure, HarnessError
 from livecert.harness.run_record import RunRecord
 from livecert.harness.settlement_check import rows_as_table
@@ -30,7 +28,9 @@ from livecert.harness.sweep import (
 )
 from livecert.harness.vocabulary import paytable
 from livecert.rules import all_outcomes, as_percent, theoretical_rtp
-from steps.common import FeatureOracleDisagreement, under_a_profile
+from livecert.suite.fixtures.options import sweep_only as named_sweep_clauses
+from livecert.suite.fixtures.scene import Scene
+from livecert.suite.steps.common import FeatureOracleDisagreement, under_a_profile
 
 RTP_DUTY = "REG-RTP-01"
 GAME_NAMES = {"Sic Bo": "sicbo", "Xoc Dia": "xocdia"}

@@ -7,11 +7,11 @@ betting still runs is the bowl lifted early.
 
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.scene import Scene
 from livecert.harness.attempts import refusal
 from livecert.harness.findings import HarnessError
-from steps.rounds import PAUSED
-from steps.sweep import result_problem, settle_sweep
+from livecert.suite.fixtures.scene import Scene
+from livecert.suite.steps.rounds import PAUSED
+from livecert.suite.steps.sweep import result_problem, settle_sweep
 
 TOKENS = r"(?P<tokens>\S+(?: \S+)*)"
 

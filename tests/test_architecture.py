@@ -37,9 +37,14 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.adapters",
         "livecert.rules",
         "livecert.contract",
+        "livecert.suite.location",  # where the features are; the suite runs in a subprocess
     ),
+    "livecert.settings": (),
+    "livecert.__main__": ("livecert.cli",),
     "livecert.cli": (
         TEXT,
+        "livecert.cli",
+        "livecert.settings",
         "livecert.certify",
         "livecert.rules",
         "livecert.contract",
@@ -47,32 +52,41 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.harness.restart_options",  # the restart options, one definition (stdlib only)
     ),
     "livecert.reference": ("livecert.reference",),
-    "fixtures": (
+    # the suite: features/, steps/ and fixtures/ in the repository, livecert.suite.* installed
+    "livecert.suite": (),
+    "livecert.suite.location": (),
+    "livecert.suite.plugin": ("livecert.suite.fixtures.options",),
+    "livecert.suite.fixtures": (
         TEXT,
-        "fixtures",
+        "livecert.suite.fixtures",
         "livecert.harness",
         "livecert.adapters",
         "livecert.rules",
         "livecert.contract",
     ),
-    "steps": (
+    "livecert.suite.steps": (
         TEXT,
-        "steps",
-        "fixtures",
+        "livecert.suite.steps",
+        "livecert.suite.fixtures",
         "livecert.harness",
         "livecert.adapters",
         "livecert.rules",
         "livecert.contract",
     ),
-    "features": (),
+    "livecert.suite.features": (),
 }
 PROJECT = ("livecert", "fixtures", "steps", "features")
+
+
+SUITE_FOLDERS = ("features", "steps", "fixtures")  # installed as livecert.suite.<folder>
 
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
+    if parts[0] in SUITE_FOLDERS:
+        parts = ["livecert", "suite", *parts]
     return ".".join(parts)
 
 
@@ -123,6 +137,6 @@ def test_the_oracle_and_the_reference_share_nothing() -> None:
 
 
 def test_nothing_in_features_or_steps_mentions_the_reference_server() -> None:
-    for folder in ("features", "steps", "fixtures"):
+    for folder in SUITE_FOLDERS:
         for path in (ROOT / folder).rglob("*.py"):
             assert not [n for n in _imports(path) if n.startswith("livecert.reference")], path

@@ -30,12 +30,12 @@ from fake_target import (
 from samples import ROUND
 from vendor_support import MAPPING
 
-from fixtures.options import answer_size, seconds
 from livecert.adapters import Bounds, HttpAdapter, RunCut, TargetError
 from livecert.adapters.bounds import MIB, parse_size
 from livecert.adapters.mapping import MappingAdapter, load_mapping
 from livecert.adapters.mapping.document import MappingFile
 from livecert.certify.doctor import FAIL, diagnose
+from livecert.suite.fixtures.options import answer_size, seconds
 
 DEADLINE = 0.3  # seconds: small, so each bounded wait costs the suite little
 SMALL_CAP = 64 * 1024
@@ -296,8 +296,10 @@ def _run_scenarios(folder: Path, url: str, *args: str) -> tuple[int, list[dict]]
     tests = folder / "test_scenarios.py"
     tests.write_text(SCENARIOS, encoding="utf-8")
     record = folder / "record.jsonl"
-    plugins = ("pytest_bdd.plugin", "fixtures.options", "fixtures.target", "fixtures.run_end")
-    plugins += ("fixtures.scene", "fixtures.evidence")
+    suite = "livecert.suite"
+    plugins = ("pytest_bdd.plugin", f"{suite}.plugin", f"{suite}.fixtures.options")
+    plugins += (f"{suite}.fixtures.target", f"{suite}.fixtures.run_end")
+    plugins += (f"{suite}.fixtures.scene", f"{suite}.fixtures.evidence")
     status = pytest.main(
         [str(tests), "-q", "-p", "no:cacheprovider", "--rootdir", str(folder),
          "--import-mode=importlib", *(a for p in plugins for a in ("-p", p)),

@@ -26,7 +26,7 @@ from livecert.adapters.lost_answer import LostAnswerRelay, RelayError
 from livecert.harness.checks import CheckLedger
 from livecert.harness.embedded import EmbeddedServer
 from livecert.harness.findings import ClauseFailure
-from steps.lost_answers import (
+from livecert.suite.steps.lost_answers import (
     _lose,
     answer_lost,
     app_sends_again,

@@ -105,18 +105,18 @@ def test_the_files_bound_for_a_selection_hold_every_scenario_it_selects(game: st
     (LIVECERT_FEATURE_FILES): no scenario a selection picks may be in a file left out."""
     scenarios = _scenario_tags()
     for clause in [None, *clauses_in_scope((game,), contract=False)]:
-        chosen = set(feature_files(ROOT, (game,), [clause] if clause else []))
+        chosen = set(feature_files(ROOT / "features", (game,), [clause] if clause else []))
         picked = {p for p, tags in scenarios if game in tags and (clause is None or clause in tags)}
         assert picked, (game, clause)
         assert picked <= chosen, (game, clause, sorted(str(p) for p in picked - chosen))
-    assert len(feature_files(ROOT, (game,), ["SB-STAT-01"])) == (game == "sicbo")
+    assert len(feature_files(ROOT / "features", (game,), ["SB-STAT-01"])) == (game == "sicbo")
 
 
 def test_a_selection_runs_the_same_scenarios_in_the_same_order_from_its_files() -> None:
     """The files certify binds for `--clauses` give the very scenarios, in the very order, that
     binding every file gives (the sweep before the return to player, whose rounds it reuses)."""
     marker = "(sicbo) and (SB-PAY-09 or REG-RTP-01 or SB-STAT-01)"
-    files = feature_files(ROOT, ("sicbo",), ["SB-PAY-09", "REG-RTP-01", "SB-STAT-01"])
+    files = feature_files(ROOT / "features", ("sicbo",), ["SB-PAY-09", "REG-RTP-01", "SB-STAT-01"])
 
     def collected(env: dict[str, str]) -> list[str]:
         done = subprocess.run(

@@ -28,7 +28,6 @@ from rewriting_proxy import rewriting_proxy, unchanged
 from secret_scan import leaks
 from vendor_support import MAPPING, vendor_server
 
-from fixtures.evidence import MaskedAllureResults, _mask_report
 from livecert.adapters.secrets import (
     PIPE_VARIABLE,
     SECRETS,
@@ -40,6 +39,7 @@ from livecert.certify.runner import guard_folder, shown_command
 from livecert.cli import main
 from livecert.harness.embedded import EmbeddedServer
 from livecert.report.publish import SecretInReport, publish
+from livecert.suite.fixtures.evidence import MaskedAllureResults, _mask_report
 
 OPERATOR, DEALER = "op-known-7d41c9e2", "dl-known-5a80f3b6"
 

@@ -24,7 +24,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from xml.etree import ElementTree
 
-import livecert
 from livecert.adapters.bounds import (  # parse_size: the cli reads --max-answer-size through it
     DEFAULT_MAX_ANSWER_BYTES,
     DEFAULT_REQUEST_DEADLINE,
@@ -47,6 +46,7 @@ from livecert.report import publish
 from livecert.report.publish import SecretInReport
 from livecert.rules.paytable import use_profile
 from livecert.rules.profiles import load_profile
+from livecert.suite.location import features_dir
 from livecert.target_text import LINES, copy_visible, visible
 
 # the pytest plugins the certification suite needs, loaded by name (autoloading is off)
@@ -99,13 +99,13 @@ class CertifyOptions:
         return ("sicbo", "xocdia") if self.game == "all" else (self.game,)
 
 
-def project_root() -> Path:
-    """The checkout holding features/, steps/ and fixtures/ (livecert is installed editable)."""
-    root = Path(livecert.__file__).resolve().parent.parent
-    if not (root / "features").is_dir() or not (root / "conftest.py").is_file():
+def suite_root() -> Path:
+    """The folder of the features and of their pytest settings (livecert.suite.features): the
+    checkout's features/ under an editable install, the installed package's otherwise."""
+    root = features_dir()
+    if not (root / "test_certification.py").is_file() or not (root / "pytest.ini").is_file():
         raise CertifyError(
-            f"the certification features were not found next to the livecert package ({root}); "
-            "install livecert from its checkout with `pip install -e .`"
+            f"the certification features are incomplete at {root}: reinstall livecert"
         )
     return root
 
@@ -135,7 +135,7 @@ def feature_files(root: Path, games: tuple[str, ...], clauses: list[str]) -> lis
     scenario's tags, its feature's and its examples' included, all appear in its file, so a file
     whose tags name no selected game (or, with clauses, no selected clause) holds none."""
     chosen = []
-    for path in sorted((root / "features").glob("*/*.feature")):
+    for path in sorted(root.glob("*/*.feature")):
         tags = set(_TAG.findall(path.read_text(encoding="utf-8")))
         if tags & set(games) and (not clauses or tags & set(clauses)):
             chosen.append(path)
@@ -178,7 +178,9 @@ def pytest_command(
         sys.executable,
         "-m",
         "pytest",
-        str(root / "features"),
+        str(root),
+        "-c",
+        str(root / "pytest.ini"),  # the suite's settings, whatever surrounds it
         "-m",
         marker,
         "-p",
@@ -187,6 +189,8 @@ def pytest_command(
         # certify()): a plugin installed beside livecert (one reordering tests, say) must not
         # change a certification, and loading every installed one costs each run its import
         *(arg for plugin in SUITE_PLUGINS for arg in ("-p", plugin)),
+        "-p",
+        "livecert.suite.plugin",  # the suite's options; the features' conftest loads the rest
         # its hunt for exceptions raised in finalisers collects the garbage twice at the end, a
         # few tenths of a second of every run; a certification reads no warnings
         "-p",
@@ -263,7 +267,7 @@ def shown_command(argv: list[str]) -> list[str]:
     return shown
 
 
-def _run_suite(command: list[str], root: Path, env: dict, output: Path | None) -> int:
+def _run_suite(command: list[str], env: dict, output: Path | None) -> int:
     """Run the pytest suite with its output (the target's words in it) shown visibly, on the
     terminal or in `output`; its exit status. Every secret the suite learns is registered here
     as it is told (a pipe where the platform passes one, POSIX). When the terminal's reader has
@@ -283,8 +287,7 @@ def _run_suite(command: list[str], root: Path, env: dict, output: Path | None) -
             )
             process = stack.enter_context(
                 subprocess.Popen(
-                    command,
-                    cwd=root,
+                    command,  # in the caller's folder: its relative paths (a hook's) stay right
                     env=env,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
@@ -321,7 +324,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     problem = sweep_only_problem(options.sweep_only)
     if problem:
         raise CertifyError(problem)
-    root = project_root()
+    root = suite_root()
     base = options.report_dir
     folder = new_report_dir(Path("reports")) if base is None else base
     folder.mkdir(parents=True, exist_ok=True)
@@ -343,7 +346,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
                 )
     command = pytest_command(options, folder, root, ends_at)
     started = time.monotonic()
-    returncode = _run_suite(command, root, env, options.output)
+    returncode = _run_suite(command, env, options.output)
     elapsed = time.monotonic() - started
     show_junit_visibly(folder / "junit.xml")
     leaked = guard_folder(folder)
@@ -441,6 +444,14 @@ def previous_report(folder: Path) -> Path | None:
     if latest.is_dir() and latest.resolve() != folder.resolve():
         return latest.resolve()
     return None
+
+
+def install_report_tools() -> tuple[str | None, Path]:
+    """Install the pinned Allure generator now (what a lab without network does in advance):
+    what went wrong, if anything, and where the `allure` command is."""
+    from livecert.report.allure_report import generator_path, install_generator
+
+    return install_generator(), generator_path()
 
 
 def rebuild_report(folder: Path) -> list[str]:
