@@ -11,6 +11,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from livecert.reference import faults as fault_catalogue
 from livecert.reference.config import (
@@ -22,11 +23,26 @@ from livecert.reference.config import (
 )
 from livecert.reference.money import ROUNDING_MODES
 
+USAGE_ERROR = 3  # livecert's exit status for a usage error (0, 1 and 2 are verdicts)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits 2 on a usage error: livecert's verdict `incomplete`. Exit 3 instead."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="livecert serve",
-        description="Run the livecert reference Sic Bo server (the certification contract).",
+        description="Run the livecert reference implementation of the certification contract "
+        "(Sic Bo and Xoc Dia) on HTTP, the default target of `livecert certify`. It prints the "
+        "URL it listens on and the tokens it accepts.",
+        epilog=f"Default tokens: operator {DEFAULT_OPERATOR_TOKEN!r}, dealer "
+        f"{DEFAULT_DEALER_TOKEN!r}; certify it with `livecert certify --target-url URL` and "
+        "those tokens in LIVECERT_OPERATOR_TOKEN and LIVECERT_DEALER_TOKEN.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8750, help="port (default 8750; 0 = any)")
@@ -48,12 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--operator-token",
         default=os.environ.get("LIVECERT_OPERATOR_TOKEN", DEFAULT_OPERATOR_TOKEN),
-        help="operator bearer token (env LIVECERT_OPERATOR_TOKEN)",
+        help=f"operator bearer token (env LIVECERT_OPERATOR_TOKEN; default "
+        f"{DEFAULT_OPERATOR_TOKEN!r})",
     )
     parser.add_argument(
         "--dealer-token",
         default=os.environ.get("LIVECERT_DEALER_TOKEN", DEFAULT_DEALER_TOKEN),
-        help="dealer bearer token (env LIVECERT_DEALER_TOKEN)",
+        help=f"dealer bearer token (env LIVECERT_DEALER_TOKEN; default {DEFAULT_DEALER_TOKEN!r})",
     )
     parser.add_argument(
         "--rounding",
@@ -86,6 +103,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def token_lines(operator: str, dealer: str) -> list[str]:
+    """The tokens the server accepts: shown when they are the documented defaults, named by
+    where they came from when a lab set its own (its secret stays off the terminal)."""
+    lines = []
+    for role, token, default in (
+        ("operator", operator, DEFAULT_OPERATOR_TOKEN),
+        ("dealer", dealer, DEFAULT_DEALER_TOKEN),
+    ):
+        variable = f"LIVECERT_{role.upper()}_TOKEN"
+        if token == default:
+            lines.append(f"  {role} token: {token} (the default; set {variable} to change it)")
+        else:
+            lines.append(f"  {role} token: the one given (--{role}-token or {variable}), not shown")
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the options, then serve until interrupted; answers the process exit status."""
     parser = build_parser()
@@ -100,24 +133,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         faults = fault_catalogue.check(args.fault)
     except ValueError as exc:
         print(f"livecert serve: error: {exc}", file=sys.stderr, flush=True)
-        return 2
+        return USAGE_ERROR
     if not re.fullmatch(r"[A-Z]{3}", args.currency):
         print(
             "livecert serve: error: --currency must be three upper-case letters",
             file=sys.stderr,
             flush=True,
         )
-        return 2
+        return USAGE_ERROR
     if not args.operator_token or not args.dealer_token:
         print("livecert serve: error: tokens must not be empty", file=sys.stderr, flush=True)
-        return 2
+        return USAGE_ERROR
     if args.operator_token == args.dealer_token:
         print(
             "livecert serve: error: operator and dealer tokens must differ",
             file=sys.stderr,
             flush=True,
         )
-        return 2
+        return USAGE_ERROR
 
     import uvicorn  # imported late so --list-faults and errors stay instant
 
@@ -149,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(
                     f"livecert reference server listening on http://{args.host}:{port}", flush=True
                 )
+                print("\n".join(token_lines(args.operator_token, args.dealer_token)), flush=True)
 
     server = AnnouncingServer(
         uvicorn.Config(

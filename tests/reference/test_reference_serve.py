@@ -22,15 +22,23 @@ def test_list_faults(capsys) -> None:  # type: ignore[no-untyped-def]
     assert lines[0] == "small-wins-on-triple SB-PAY-16,REG-SETTLE-01,REG-RTP-01,SB-RTP-01"
 
 
-def test_unknown_fault_exits_2(capsys) -> None:  # type: ignore[no-untyped-def]
-    assert serve.main(["--fault", "bogus"]) == 2
+def test_unknown_fault_is_a_usage_error(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert serve.main(["--fault", "bogus"]) == 3  # 2 is the verdict incomplete
     err = capsys.readouterr().err
     assert "bogus" in err and "total-misreported" in err
 
 
-def test_bad_options_exit_2(capsys) -> None:  # type: ignore[no-untyped-def]
-    assert serve.main(["--rounding", "sideways"]) == 2
-    assert serve.main(["--currency", "euro"]) == 2
+def test_bad_options_are_usage_errors(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert serve.main(["--rounding", "sideways"]) == 3  # argparse's own error
+    assert serve.main(["--currency", "euro"]) == 3
+    assert "invalid choice: 'sideways'" in capsys.readouterr().err
+
+
+def test_the_help_names_the_default_tokens(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert serve.main(["--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "Sic Bo and Xoc Dia" in shown
+    assert "Default tokens: operator 'operator-dev-token', dealer 'dealer-dev-token'" in shown
 
 
 def test_server_runs(tmp_path: Path) -> None:
@@ -63,6 +71,14 @@ def test_server_runs(tmp_path: Path) -> None:
         prefix = "livecert reference server listening on http://127.0.0.1:"
         assert line.startswith(prefix), (line, proc.stderr.read() if proc.poll() else "")
         base = line.removeprefix("livecert reference server listening on ")
+        # the tokens it accepts: the default shown, the one the lab set named, never shown
+        assert proc.stdout.readline().rstrip() == (
+            "  operator token: operator-dev-token (the default; set LIVECERT_OPERATOR_TOKEN to "
+            "change it)"
+        )
+        assert proc.stdout.readline().rstrip() == (
+            "  dealer token: the one given (--dealer-token or LIVECERT_DEALER_TOKEN), not shown"
+        )
         with urllib.request.urlopen(base + "/v1/info", timeout=5) as response:
             info = json.load(response)
         assert (info["rounding"], info["currency"]) == ("half-even", "USD")
