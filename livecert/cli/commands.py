@@ -1,0 +1,225 @@
+"""What each `livecert` command does once its options are parsed: its settings resolved (command
+line > environment > config file > defaults), its usage checked, then the run.
+
+Every usage error is one line on stderr naming what to fix, and exit status 3 (USAGE_ERROR),
+apart from the verdicts 0, 1 and 2. The heavy modules are imported by the command that needs
+them, so that `--help`, `config` and a usage error stay instant.
+"""
+
+import argparse
+import sys
+from collections.abc import Iterable
+from dataclasses import replace
+
+from livecert.cli.options import (
+    CERTIFY_SETTINGS,
+    DOCTOR_DEFAULTS,
+    DOCTOR_SETTINGS,
+    USAGE_ERROR,
+)
+from livecert.harness.restart_options import hook_problem
+from livecert.settings import SettingsError, apply, describe, find_config, load_config, resolve
+
+
+def _usage(command: str, message: str) -> int:
+    print(f"livecert {command}: {message}", file=sys.stderr)
+    return USAGE_ERROR
+
+
+def _settings(
+    command: str,
+    args: argparse.Namespace,
+    names: Iterable[str],
+    defaults: dict | None = None,
+) -> str | None:
+    """Resolve `names` onto `args` by precedence; what is wrong with them, if anything."""
+    try:
+        config = load_config(find_config(args.config))
+        apply(args, resolve(names, args, config, defaults))
+    except SettingsError as error:
+        return str(error)
+    if "max_answer_size" in names and isinstance(args.max_answer_size, str):
+        from livecert.certify.runner import parse_size  # the adapters' own reading
+
+        try:
+            args.max_answer_size = parse_size(args.max_answer_size)
+        except ValueError as error:
+            return f"--max-answer-size (or LIVECERT_MAX_ANSWER_SIZE, or the file): {error}"
+    return None
+
+
+def _warn_of_secret_flags(command: str, argv: list[str]) -> None:
+    """A token given as a flag shows in the process list (`ps`) to every user of the machine:
+    say so once per flag, and what to use instead."""
+    from livecert.certify.runner import SECRET_FLAGS, secret_flag
+
+    for flag in dict.fromkeys(f for f in map(secret_flag, argv) if f):
+        print(
+            f"livecert {command}: {flag} shows in the process list; prefer "
+            f"{SECRET_FLAGS[flag].removeprefix('$')}",
+            file=sys.stderr,
+        )
+
+
+def _uses_contract(args: argparse.Namespace) -> bool:
+    from livecert.certify.runner import is_canonical  # the adapters' own test, via certify
+
+    return is_canonical(args.adapter)
+
+
+def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
+    from livecert.certify.runner import CertifyError, CertifyOptions, certify
+    from livecert.certify.summary import summary_lines
+    from livecert.contract import CONTRACT_CLAUSES
+    from livecert.rules import load_catalogue
+    from livecert.rules.profiles import ProfileError, load_profile
+    from livecert.target_text import terminal_lines
+
+    _warn_of_secret_flags("certify", argv)
+    problem = _settings("certify", args, CERTIFY_SETTINGS)
+    if problem:
+        return _usage("certify", problem)
+    drives_own_target = args.target_url or not _uses_contract(args)
+    if drives_own_target and (args.reference_fault or args.reference_without):
+        return _usage(
+            "certify",
+            "--reference-fault and --reference-without configure the embedded reference "
+            "server; they cannot be combined with --target-url or a mapping/plugin --adapter. "
+            "Drop one.",
+        )
+    problem = hook_problem(args.restart_hook, lab_target=bool(drives_own_target))
+    if problem:
+        return _usage("certify", problem)
+    if args.target_url and _uses_contract(args) and not (args.operator_token and args.dealer_token):
+        return _usage(
+            "certify",
+            "--target-url needs the target's credentials: pass --operator-token and "
+            "--dealer-token (or set LIVECERT_OPERATOR_TOKEN and LIVECERT_DEALER_TOKEN)",
+        )
+    try:
+        load_profile(args.rules)
+    except ProfileError as error:
+        return _usage("certify", str(error))
+    clauses = tuple(c.strip() for c in args.clauses.split(",") if c.strip())
+    catalogue = load_catalogue()
+    unknown = [c for c in clauses if c not in catalogue and c not in CONTRACT_CLAUSES]
+    if unknown:
+        return _usage(
+            "certify",
+            f"--clauses names {unknown}, which are not clauses of the catalogue; expected IDs "
+            "like SB-PAY-16, REG-SETTLE-01 or CONTRACT-02",
+        )
+    options = CertifyOptions(
+        target_url=args.target_url,
+        adapter=args.adapter,
+        rules=args.rules,
+        operator_token=args.operator_token,
+        dealer_token=args.dealer_token,
+        timeout=args.timeout,
+        request_deadline=args.request_deadline,
+        max_duration=args.max_duration,
+        game=args.game,
+        report_dir=args.report_dir,
+        reference_faults=args.reference_fault,
+        reference_rounding=args.reference_rounding,
+        reference_without=args.reference_without,
+        restart_hook=args.restart_hook,
+        restart_timeout=args.restart_timeout,
+        clauses=clauses,
+        sweep_only=tuple(c.strip() for c in args.sweep_only.split(",") if c.strip()),
+        quiet=args.quiet,
+        html=args.html,
+        pytest_args=args.pytest_args,
+    )
+    if args.max_answer_size is not None:
+        options.max_answer_bytes = args.max_answer_size
+    try:
+        status, certificate, folder = certify(options)
+    except CertifyError as error:
+        return _usage("certify", str(error))
+    print(terminal_lines(summary_lines(certificate, folder)))
+    return status
+
+
+def run_doctor(args: argparse.Namespace, argv: list[str]) -> int:
+    from livecert.certify.doctor import Bounds, diagnose, diagnose_reference
+    from livecert.rules.paytable import use_profile
+    from livecert.rules.profiles import ProfileError, load_profile
+
+    _warn_of_secret_flags("doctor", argv)
+    problem = _settings("doctor", args, DOCTOR_SETTINGS, DOCTOR_DEFAULTS)
+    if problem:
+        return _usage("doctor", problem)
+    try:
+        use_profile(load_profile(args.rules))
+    except ProfileError as error:
+        return _usage("doctor", str(error))
+    bounds = Bounds.for_run(args.request_deadline, max_duration=args.max_duration)
+    if args.max_answer_size is not None:
+        bounds = replace(bounds, max_answer_bytes=args.max_answer_size)
+    if _uses_contract(args) and not args.target_url:
+        print("livecert doctor: no --target-url; checking the embedded reference server")
+        diagnosis = diagnose_reference(args.timeout, probe=args.probe, bounds=bounds)
+    else:
+        if _uses_contract(args) and not (args.operator_token and args.dealer_token):
+            return _usage(
+                "doctor",
+                "--target-url needs --operator-token and --dealer-token (or "
+                "LIVECERT_OPERATOR_TOKEN and LIVECERT_DEALER_TOKEN)",
+            )
+        diagnosis = diagnose(
+            args.target_url,
+            args.operator_token,
+            args.dealer_token,
+            args.timeout,
+            args.adapter,
+            probe=args.probe,
+            bounds=bounds,
+        )
+    print(diagnosis.text())
+    return 0 if diagnosis.healthy else 1
+
+
+def run_selftest(args: argparse.Namespace, argv: list[str]) -> int:
+    from livecert.certify.selftest import main as selftest_main
+
+    problem = _settings("selftest", args, ("workers",))
+    if problem:
+        return _usage("selftest", problem)
+    chosen = [*args.fault, *(f.strip() for f in args.faults.split(",") if f.strip())]
+    return selftest_main(args.report_dir, args.workers, chosen, full=args.full)
+
+
+def run_report(args: argparse.Namespace, argv: list[str]) -> int:
+    from livecert.certify.runner import CertifyError, install_report_tools, rebuild_report
+    from livecert.target_text import terminal_lines
+
+    if args.install_tools:
+        problem, where = install_report_tools()
+        if problem:
+            print(f"livecert report: {problem}", file=sys.stderr)
+            return 1
+        print(f"livecert report: the Allure report generator is ready: {where}")
+        if args.folder is None:
+            return 0
+    if args.folder is None:
+        return _usage("report", "name a report folder (or --install-tools)")
+    try:
+        messages = rebuild_report(args.folder)
+    except CertifyError as error:
+        return _usage("report", str(error))
+    print(terminal_lines(messages))
+    return 0
+
+
+def run_config(args: argparse.Namespace, argv: list[str]) -> int:
+    from livecert.target_text import terminal_lines
+
+    names = (*CERTIFY_SETTINGS, "workers")
+    try:
+        config = load_config(find_config(args.config))
+        resolved = resolve(names, argparse.Namespace(), config)
+    except SettingsError as error:
+        return _usage("config", str(error))
+    print(terminal_lines(describe(resolved, config)))
+    return 0

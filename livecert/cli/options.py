@@ -1,0 +1,392 @@
+"""The `livecert` command's parsers: every subcommand and option, each with its help text, its
+environment variable and its default.
+
+An option backed by a setting (livecert/settings.py) is parsed with no default, so that the
+command line can be told apart from the environment, the config file and the default, which
+`settings.resolve` then applies in that order.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from livecert import __version__
+from livecert.harness.restart_options import add_restart_options
+from livecert.settings import CONFIG_ENV, CONFIG_FILE, GAMES, SETTINGS
+
+USAGE_ERROR = 3  # 0, 1 and 2 are verdicts (compliant, non-compliant, incomplete)
+ROUNDING_MODES = ("down", "up", "half-up", "half-even")
+CERTIFY_SETTINGS = (
+    "target_url",
+    "operator_token",
+    "dealer_token",
+    "adapter",
+    "rules",
+    "game",
+    "report_dir",
+    "timeout",
+    "request_deadline",
+    "max_answer_size",
+    "max_duration",
+    "restart_hook",
+    "restart_timeout",
+    "clauses",
+    "sweep_only",
+    "html",
+    "quiet",
+)
+DOCTOR_SETTINGS = (
+    "target_url",
+    "operator_token",
+    "dealer_token",
+    "adapter",
+    "rules",
+    "timeout",
+    "request_deadline",
+    "max_answer_size",
+    "max_duration",
+)
+DOCTOR_DEFAULTS = {"timeout": 10.0}  # a check, not a run: a slow answer is worth saying sooner
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse exits 2 on a usage error, which is livecert's verdict `incomplete`: exit 3."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _setting(
+    parser: argparse.ArgumentParser,
+    name: str,
+    help: str,
+    default: Any = None,
+    *flags: str,
+    **kwargs: Any,
+) -> None:
+    """An option backed by the setting `name`: parsed with no default (the command line's
+    value or None), its help naming the environment variable and the default."""
+    setting = SETTINGS[name]
+    shown = setting.default if default is None else default
+    tail = [f"env {setting.env}"] if setting.env else []
+    if setting.in_file:
+        tail.append(f"{CONFIG_FILE} `{name}`")
+    if shown not in (None, "") and not isinstance(shown, bool):
+        tail.append(f"default {shown:g}" if isinstance(shown, float) else f"default {shown}")
+    action = parser.add_argument(
+        *(flags or (setting.option,)),
+        dest=name,
+        default=None,
+        help=f"{help} ({'; '.join(tail)})",
+        **kwargs,
+    )
+    action.setting = name  # type: ignore[attr-defined]  # for the test of every help
+
+
+def _config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        default=None,
+        help=f"the config file to read (env {CONFIG_ENV}; default ./{CONFIG_FILE}, else the "
+        "[tool.livecert] table of ./pyproject.toml); the command line and the environment "
+        "take precedence over it",
+    )
+
+
+def _target_options(parser: argparse.ArgumentParser, timeout_default: float) -> None:
+    _setting(
+        parser,
+        "target_url",
+        "base URL of the implementation to certify; without it the embedded reference server "
+        "is started",
+        None,
+        metavar="URL",
+    )
+    for role in ("operator", "dealer"):
+        _setting(
+            parser,
+            f"{role}_token",
+            f"the {role}'s bearer token of a canonical target; prefer the environment (a flag "
+            "shows in the process list); never read from a file",
+            None,
+            metavar="TOKEN",
+        )
+    _setting(
+        parser,
+        "timeout",
+        "seconds to wait for a connection and for each read of an answer",
+        timeout_default,
+        metavar="SECONDS",
+    )
+
+
+def _bounds_options(parser: argparse.ArgumentParser, what: str, past: str) -> None:
+    """--request-deadline, --max-answer-size and --max-duration: how long a request and
+    `what` may take, however slowly a target answers, and how much it may send; `past` says
+    what a request past them does."""
+    _setting(
+        parser,
+        "request_deadline",
+        "seconds one request may take in all: connect, send and the whole answer, however "
+        f"slowly it comes (--timeout bounds each read); past it {past}",
+        None,
+        metavar="SECONDS",
+    )
+    _setting(
+        parser,
+        "max_answer_size",
+        f"the largest answer read, in bytes or e.g. 16MiB, 64KiB; past it {past}",
+        "16MiB",
+        metavar="SIZE",
+    )
+    _setting(
+        parser,
+        "max_duration",
+        f"end {what} after this many seconds (default: no limit): nothing new starts after "
+        f"it, and the request in flight is cut: {past}",
+        None,
+        metavar="SECONDS",
+    )
+
+
+def _adapter_and_rules(parser: argparse.ArgumentParser, rules_help: str) -> None:
+    _setting(
+        parser,
+        "adapter",
+        "how to talk to the target: 'canonical' (the certification contract, the default), a "
+        "mapping file (.yaml) for a vendor-shaped API (docs/mapping.md), or a plugin "
+        "registered in the 'livecert.adapters' entry points",
+        None,
+        metavar="NAME|PATH",
+    )
+    _setting(parser, "rules", rules_help, None, metavar="PROFILE")
+
+
+def certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "certify",
+        help="run the certification suite against a target and write a report",
+        description=(
+            "Run every scenario of the rules documents against a target (by default the "
+            "embedded reference implementation) and write the report folder: certificate.json, "
+            "its page and PDF, JUnit XML, Allure results and report, and a manifest. Exit "
+            "status: 0 compliant, 1 non-compliant, 2 incomplete, 3 a usage error. Every option "
+            "may also come from its environment variable or the config file, in that order "
+            "after the command line (`livecert config` shows what a run would use)."
+        ),
+    )
+    _config_option(parser)
+    _target_options(parser, 30.0)
+    _bounds_options(
+        parser, "the run", "the run stops with one message naming the request, incomplete"
+    )
+    _adapter_and_rules(
+        parser,
+        "the rule profile to certify against: 'documents' (the rules documents, the "
+        "default), a shipped profile (variant-150, variant-180) or a profile file (.toml); "
+        "the certificate names it and its sha256",
+    )
+    _setting(parser, "game", "which game to certify", None, choices=GAMES)
+    _setting(
+        parser,
+        "report_dir",
+        "where to write the report (default reports/<timestamp>/ under the current folder, "
+        "with reports/latest pointing at it)",
+        None,
+        metavar="DIR",
+        type=Path,
+    )
+    parser.add_argument(
+        "--reference-fault",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="start the embedded reference with this seeded fault (repeatable; "
+        "`livecert serve --list-faults` lists them)",
+    )
+    parser.add_argument(
+        "--reference-rounding",
+        choices=ROUNDING_MODES,
+        default=None,
+        help="rounding rule the embedded reference declares (default down)",
+    )
+    parser.add_argument(
+        "--reference-without",
+        metavar="CAPABILITY",
+        action="append",
+        default=[],
+        help="start the embedded reference declaring one capability fewer (repeatable): shows "
+        "how a target without it is certified (its clauses not tested, with the reason)",
+    )
+    add_restart_options(parser.add_argument)  # one definition for the CLI and the suite
+    parser.set_defaults(restart_hook=None, restart_timeout=None)  # resolved by the settings
+    for action in parser._actions:
+        if action.dest in ("restart_hook", "restart_timeout"):
+            action.setting = action.dest  # type: ignore[attr-defined]
+    _setting(
+        parser,
+        "clauses",
+        "certify only these clauses (e.g. SB-PAY-16,REG-SETTLE-01); the others are listed "
+        "as not selected and the run is partial",
+        None,
+        metavar="ID[,ID...]",
+    )
+    _setting(
+        parser,
+        "sweep_only",
+        "play the sweep with bets only on the selections of these paytable clauses (e.g. "
+        "SB-PAY-08): a quicker re-test of a fix; the run is partial and says so",
+        None,
+        metavar="ID[,ID...]",
+    )
+    _setting(
+        parser, "quiet", "less progress output", None, "--quiet", action="store_const", const=True
+    )
+    _setting(
+        parser,
+        "html",
+        "write certificate.json, JUnit XML, Allure results and the manifest only: no "
+        "Allure HTML, certificate page or PDF (build them later with `livecert report DIR`); "
+        "in a file, html = false",
+        None,
+        "--no-html",
+        action="store_const",
+        const=False,
+    )
+    parser.add_argument(
+        "pytest_args",
+        nargs="*",
+        metavar="-- PYTEST_ARG",
+        help="extra pytest arguments after `--`, e.g. -- -k Small",
+    )
+    return parser
+
+
+def doctor_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    doctor = sub.add_parser(
+        "doctor",
+        help="check a target before a long run and say what to fix; read-only",
+        description="Check a target before a long run: that it is reachable, speaks the "
+        "contract (or the mapping file reads it), accepts the tokens, and declares what "
+        "certification needs (games, currency, rounding, maximum RTP, capabilities, limits); "
+        "each problem with what to fix. Read-only unless --probe. Exit status: 0 healthy, 1 a "
+        "check failed, 3 a usage error.",
+    )
+    _config_option(doctor)
+    _target_options(doctor, DOCTOR_DEFAULTS["timeout"])
+    _bounds_options(doctor, "the doctor", "its check fails, naming the request")
+    doctor.add_argument(
+        "--probe",
+        action="store_true",
+        help="also play one small round per game (a player, a table, one bet, the result) and "
+        "check every answer reads as certification needs; writes to the target",
+    )
+    _adapter_and_rules(
+        doctor, "the rule profile whose maximum RTP the declarations are compared with"
+    )
+    return doctor
+
+
+def selftest_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    selftest = sub.add_parser(
+        "selftest",
+        help="certify the reference clean and with each seeded fault; report what was caught",
+        description="Prove the harness on the reference implementation: certify it clean, "
+        "then once per seeded fault (`livecert serve --list-faults`), and report per fault "
+        "the clauses it declares against those that failed: an escape (a declared clause "
+        "that passed) or a false alarm (a clause failing outside them) fails the self-test. "
+        "Exit status: 0 every fault caught exactly, 1 otherwise, 3 a usage error.",
+    )
+    _config_option(selftest)
+    selftest.add_argument(
+        "--report-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where selftest.md and selftest.json go (default reports/selftest, or "
+        "reports/selftest-full with --full)",
+    )
+    _setting(selftest, "workers", "certifications run at the same time", None, metavar="N")
+    selftest.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this fault (repeatable); default all",
+    )
+    selftest.add_argument(
+        "--faults",
+        default="",
+        metavar="NAME[,NAME...]",
+        help="only these faults, comma-separated (with --fault: both); default all",
+    )
+    selftest.add_argument(
+        "--full",
+        action="store_true",
+        help="certify each fault on its game's whole suite, not only on the clauses it declares: "
+        "a clause failing outside its declared ones is a false alarm, a declared clause that "
+        "does not fail an escape",
+    )
+    return selftest
+
+
+def report_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    report = sub.add_parser(
+        "report",
+        help="(re)build a run's pages: Allure HTML, certificate.html and .pdf, charts, manifest",
+        description="Build the pages of a report folder written by `livecert certify "
+        "--no-html` (or build them again): the Allure HTML report, certificate.html and its "
+        "PDF, the charts and the manifest. Needs Node.js and Java (Allure) and Chromium (PDF). "
+        "Exit status: 0 built, 3 a usage error.",
+    )
+    report.add_argument("folder", type=Path, metavar="DIR", nargs="?", help="a run's report folder")
+    report.add_argument(
+        "--install-tools",
+        action="store_true",
+        help="install the pinned Allure report generator into livecert's cache (env "
+        "LIVECERT_CACHE_DIR; default ~/.cache/livecert) and say where, for a lab that builds "
+        "pages without network later; or point LIVECERT_ALLURE at an Allure 2 `allure` "
+        "command already installed",
+    )
+    return report
+
+
+def config_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    config = sub.add_parser(
+        "config",
+        help="show the settings a run would use and where each comes from",
+        description="Print every setting of `livecert certify` (and selftest's workers) with "
+        "its effective value and where it came from: the command line, the environment "
+        f"(LIVECERT_*), the config file ({CONFIG_FILE} or [tool.livecert] in pyproject.toml) "
+        "or the default; secrets are not shown. Then the file's [lab] fields. Exit status: 0, "
+        "or 3 when the file cannot be used.",
+    )
+    _config_option(config)
+    return config
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="livecert",
+        description="Certification and compliance test harness for live-dealer Sic Bo and Xoc "
+        "Dia: runs the rules' scenarios black-box against an implementation and writes a "
+        "report a lab can sign.",
+        epilog="`livecert COMMAND --help` says more of each command. Exit status of certify: "
+        "0 compliant, 1 non-compliant, 2 incomplete, 3 a usage error (of every command).",
+    )
+    parser.add_argument("--version", action="version", version=f"livecert {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    certify_parser(sub)
+    sub.add_parser(
+        "serve",
+        help="run the reference implementation (see `livecert serve --help`)",
+        add_help=False,
+    )
+    doctor_parser(sub)
+    selftest_parser(sub)
+    report_parser(sub)
+    config_parser(sub)
+    return parser
