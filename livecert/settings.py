@@ -4,9 +4,10 @@ the defaults, in that order of precedence.
 The config file is `livecert.toml` in the current folder (or the file `--config` or
 LIVECERT_CONFIG names), else the `[tool.livecert]` table of `./pyproject.toml`. Its keys are the
 options' long names with underscores (`target_url`, `request_deadline`); its `[lab]` table holds
-the lab's fields for the report. Credentials never come from a file: a token there is refused,
-pointing at the environment. `livecert config` prints each setting, its value (a secret masked)
-and where it came from.
+the lab's fields for the report; its relative paths (a mapping file, a profile, the report
+folder) are from the file's folder. Credentials never come from a file: a token, or a password
+in the target's URL, is refused there, pointing at the environment. `livecert config` prints
+each setting, its value (a secret masked) and where it came from.
 
 It imports nothing of the project (ARCHITECTURE.md): the command line reads it before anything
 heavy is imported.
@@ -20,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 CONFIG_ENV = "LIVECERT_CONFIG"
 CONFIG_FILE = "livecert.toml"
@@ -204,6 +206,13 @@ def load_config(path: Path | None) -> ConfigFile:
                 f"committed, shown); set {setting.env} in the environment instead"
             )
         values[key] = _read(setting, raw, f"{where}: {key}")
+        if key in PATH_KEYS:
+            values[key] = _from_file_folder(key, values[key], path.parent)
+    if url_password(values.get("target_url") or ""):
+        raise SettingsError(
+            f"{where}: target_url holds a password, a credential not read from a file; set "
+            "LIVECERT_TARGET_URL in the environment instead"
+        )
     return ConfigFile(path, values, lab)
 
 
@@ -211,7 +220,37 @@ def _read(setting: Setting, raw: object, where: str) -> Any:
     try:
         return setting.read(raw)
     except ValueError as error:
+        if setting.secret:  # its value is not repeated: it may hold a secret
+            raise SettingsError(f"{where}: must be text (the value is not shown)") from None
         raise SettingsError(f"{where}: {error}") from None
+
+
+def url_password(url: str) -> str | None:
+    """The password a URL holds (http://user:password@host), if any."""
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None
+
+
+def shown_url(url: str) -> str:
+    """A URL with its password, if any, replaced by `****`."""
+    password = url_password(url)
+    return url.replace(f":{password}@", ":****@", 1) if password else url
+
+
+PATH_KEYS = ("adapter", "rules", "report_dir")  # a file's relative paths: from the file's folder
+
+
+def _from_file_folder(key: str, value: Any, folder: Path) -> Any:
+    """A path the file gives, relative to the file's folder (a mapping file beside it, say);
+    an adapter or a profile given by name (canonical, variant-150) stays a name."""
+    if key == "report_dir":
+        return value if value.is_absolute() else folder / value
+    if key in ("adapter", "rules") and str(value).endswith((".yaml", ".yml", ".toml")):
+        path = Path(value)
+        return str(path if path.is_absolute() else folder / path)
+    return value
 
 
 @dataclass(frozen=True)
@@ -270,6 +309,8 @@ def describe(resolved: dict[str, Resolved], config: ConfigFile) -> list[str]:
             shown = SECRET_SHOWN
         elif isinstance(item.value, float):
             shown = f"{item.value:g}"
+        elif name == "target_url":
+            shown = shown_url(str(item.value))
         else:
             shown = str(item.value)
         rows.append((name, shown, item.source, setting.env or "-"))

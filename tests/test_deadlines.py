@@ -353,13 +353,16 @@ def test_a_malformed_bound_in_the_environment_is_named_under_plain_pytest() -> N
     )
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
     assert (
-        "argument --max-duration: '1x' is not a number of seconds (from the option or "
-        "LIVECERT_MAX_DURATION)" in done.stderr
+        "'1x' is not a number of seconds above 0 (from the option or LIVECERT_MAX_DURATION)"
+        in done.stderr
     )
     assert "Traceback" not in done.stdout + done.stderr
     for variable in ("LIVECERT_REQUEST_DEADLINE", "LIVECERT_TARGET_TIMEOUT"):
         with pytest.raises(argparse.ArgumentTypeError, match=variable):
             seconds(variable)("thirty")
         assert seconds(variable)("2.5") == 2.5
+        for unbounded in ("inf", "nan", "-1", "0"):
+            with pytest.raises(argparse.ArgumentTypeError, match="above 0"):
+                seconds(variable)(unbounded)
     with pytest.raises(argparse.ArgumentTypeError, match="LIVECERT_MAX_ANSWER_SIZE"):
         answer_size("12QB")

@@ -109,10 +109,15 @@ def test_the_wheel_carries_the_suite_and_its_data(built: Path) -> None:
 def test_the_installed_wheel_certifies_xoc_dia_from_an_empty_folder(
     installed: Path, tmp_path: Path
 ) -> None:
+    """From a folder that is empty but for a `livecert/` of its own (a clone's, say): the run
+    and its embedded reference import the installed livecert, never the folder's."""
+    (tmp_path / "livecert").mkdir()
+    (tmp_path / "livecert" / "__init__.py").write_text('raise ImportError("the folder\'s")\n')
     output = _run(
         [str(installed / "livecert"), "certify", "--game", "xocdia", "--no-html"], tmp_path
     )
     [folder] = [p for p in (tmp_path / "reports").iterdir() if p.name != "latest"]
+    assert "the folder's" not in output
     certificate = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
     untested = {
         c
@@ -145,7 +150,8 @@ def test_pytest_pyargs_runs_the_scenarios_from_an_empty_folder(
 
 def test_the_plugin_is_inert_in_another_pytest_session(installed: Path, tmp_path: Path) -> None:
     """A vendor's own tests in the same virtualenv: livecert's options are known, and nothing
-    else of the suite runs (no fixture, no preflight, no run record)."""
+    else of the suite runs (no fixture, no preflight, no run record); a LIVECERT_* variable
+    that would be a usage error in a certification is not even read."""
     (tmp_path / "test_own.py").write_text(
         "def test_own(request):\n"
         "    assert request.config.getoption('--target-url') is None\n"
@@ -153,7 +159,10 @@ def test_the_plugin_is_inert_in_another_pytest_session(installed: Path, tmp_path
         encoding="utf-8",
     )
     output = _run(
-        [str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"], tmp_path
+        [str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        tmp_path,
+        LIVECERT_TARGET_TIMEOUT="soon",
+        LIVECERT_RESTART_TIMEOUT="0",
     )
     assert "1 passed" in output, output
     plugins = _run(

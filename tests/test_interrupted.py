@@ -365,8 +365,10 @@ def test_a_restart_timeout_must_be_finite_and_above_zero() -> None:
 
 def test_the_cli_refuses_a_restart_timeout_of_nan() -> None:
     done = livecert("certify", "--restart-timeout", "nan")
-    assert done.returncode == 2, done.stderr
-    assert "--restart-timeout='nan' must be a number of seconds" in done.stderr
+    assert done.returncode == 3, done.stderr  # a usage error, not the verdict incomplete
+    assert "--restart-timeout='nan' (or LIVECERT_RESTART_TIMEOUT) must be a number of seconds" in (
+        done.stderr
+    )
 
 
 def test_a_restart_hook_that_cannot_be_a_command_is_refused_before_the_run() -> None:

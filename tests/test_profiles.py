@@ -99,6 +99,16 @@ def test_the_documents_profile_changes_nothing() -> None:
         ('profile = "x"\ntitle = "x"\n[sicbo.odds]\ntriple = "-1"\n', "must be above 0"),
         ('profile = "x"\n', "`title` must be a string"),
         ('profile = "x"\ntitle = "x"\n[sicbo]\npays = 1\n', "unknown keys ['pays']"),
+        # a TOML number is not exact (97.22 is 97.2199...): the stated maximum is text
+        (
+            'profile = "x"\ntitle = "x"\n[sicbo]\ndeclared_max_rtp_percent = 97.22\n',
+            "must be a percentage with two decimals, written as text",
+        ),
+        # a maximum the profile's own odds cannot give would fail a target paying them exactly
+        (
+            'profile = "x"\ntitle = "x"\n[sicbo]\ndeclared_max_rtp_percent = "97.50"\n',
+            "the profile's own odds give a highest return of 97.22%",
+        ),
     ],
 )
 def test_a_profile_that_cannot_apply_is_refused_with_where(

@@ -94,6 +94,8 @@ def test_the_config_file_is_found_named_or_in_pyproject(
         ('html = "maybe"\n', "html: 'maybe' is not a yes or no"),
         ('[lab]\nlaboratory = "L"\n', "[lab]: unknown field(s) laboratory; the fields are lab,"),
         ("game = \n", "is not a readable TOML file"),
+        ('target_url = "http://lab:pw-in-file@x"\n', "target_url holds a password"),
+        ('restart_hook = ["ssh", "pw-in-a-list"]\n', "restart_hook: must be text (the value"),
     ],
 )
 def test_a_config_file_that_cannot_be_used_is_named_with_what_to_fix(
@@ -103,6 +105,23 @@ def test_a_config_file_that_cannot_be_used_is_named_with_what_to_fix(
         load_config(_config(tmp_path, text))
     assert message in str(raised.value)
     assert str(tmp_path / "livecert.toml") in str(raised.value)
+    assert "pw-in" not in str(raised.value)  # a secret's value is never repeated
+
+
+def test_a_file_s_relative_paths_are_from_its_folder(tmp_path: Path) -> None:
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    config = load_config(
+        _config(
+            lab,
+            'adapter = "vendor.yaml"\nrules = "odds.toml"\nreport_dir = "out"\n',
+        )
+    )
+    assert config.values["adapter"] == str(lab / "vendor.yaml")
+    assert config.values["rules"] == str(lab / "odds.toml")
+    assert config.values["report_dir"] == lab / "out"
+    named = load_config(_config(lab, 'adapter = "canonical"\nrules = "variant-150"\n'))
+    assert (named.values["adapter"], named.values["rules"]) == ("canonical", "variant-150")
 
 
 def test_livecert_config_shows_each_source_and_no_secret(
@@ -112,6 +131,7 @@ def test_livecert_config_shows_each_source_and_no_secret(
     clean_env.chdir(tmp_path)
     clean_env.setenv("LIVECERT_OPERATOR_TOKEN", "op-secret-4711")
     clean_env.setenv("LIVECERT_RESTART_HOOK", "restart --password hook-secret-99")
+    clean_env.setenv("LIVECERT_TARGET_URL", "http://lab:url-secret-31@casino.test/")
     assert main(["config"]) == 0
     out = capsys.readouterr().out
     rows = {line.split()[0]: line for line in out.splitlines()[3:] if line.strip()}
@@ -121,6 +141,7 @@ def test_livecert_config_shows_each_source_and_no_secret(
     assert "environment (LIVECERT_OPERATOR_TOKEN)" in rows["operator_token"]
     assert "(not set)" in rows["dealer_token"] and "default" in rows["dealer_token"]
     assert "op-secret-4711" not in out and "hook-secret-99" not in out
+    assert "url-secret-31" not in out and "http://lab:****@casino.test/" in rows["target_url"]
     assert "[lab]\nlab = Example Labs" in out
     _config(tmp_path, 'dealer_token = "dl"\n')
     assert main(["config"]) == 3

@@ -73,8 +73,10 @@ def test_a_mapping_that_misreads_the_answers_is_incomplete_never_a_finding(tmp_p
 
 
 STOPPING_PLUGIN = '''
-"""Stop the test run after its first scenario with {error}, as a harness defect (an exception
-in a hook: pytest's internal error) or a Ctrl-C would."""
+"""Stop the test run after its first scenario, as a harness defect (an exception in a hook:
+pytest's internal error), a Ctrl-C or the machine (a kill) would."""
+
+import os
 
 finished = []
 
@@ -82,25 +84,26 @@ finished = []
 def pytest_runtest_logfinish(nodeid, location):
     finished.append(nodeid)
     if len(finished) == 1:
-        raise {error}
+        {stop}
 '''
 
 
 @pytest.mark.parametrize(
-    ("error", "exit_status", "words"),
+    ("stop", "exit_status", "words"),
     [
-        ('RuntimeError("a harness defect")', 3, "the test run crashed (pytest's internal error"),
-        ("KeyboardInterrupt()", 2, "the test run was interrupted (status 2"),
+        ('raise RuntimeError("a defect")', 3, "the test run crashed (pytest's internal error"),
+        ("raise KeyboardInterrupt()", 2, "the test run was interrupted (status 2"),
+        ("os.kill(os.getpid(), 9)", -9, "the test run was killed by signal 9"),
     ],
 )
 def test_a_stopped_test_run_is_incomplete_whatever_passed_before(
-    tmp_path: Path, error: str, exit_status: int, words: str
+    tmp_path: Path, stop: str, exit_status: int, words: str
 ) -> None:
     """The first scenario of SB-RND-04 passes it, then the run stops: its other scenarios never
     ran, so the clause is not certified (0.1.0 said compliant after a crash: status 3 was taken
     as a finished run)."""
     (tmp_path / "stopping_plugin.py").write_text(
-        STOPPING_PLUGIN.format(error=error), encoding="utf-8"
+        STOPPING_PLUGIN.format(stop=stop), encoding="utf-8"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
     args = ("--no-html", "--game", "sicbo", "--clauses", "SB-RND-04", "--", "-p")

@@ -142,6 +142,37 @@ def feature_files(root: Path, games: tuple[str, ...], clauses: list[str]) -> lis
     return chosen
 
 
+# the suite's own options' variables: certify resolved its settings (livecert/settings.py) and
+# passes them as options, so the suite must not fall back on the caller's environment
+SUITE_VARIABLES = (
+    "LIVECERT_TARGET_URL",
+    "LIVECERT_ADAPTER",
+    "LIVECERT_RULES",
+    "LIVECERT_SWEEP_ONLY",
+    "LIVECERT_TARGET_TIMEOUT",
+    "LIVECERT_REQUEST_DEADLINE",
+    "LIVECERT_MAX_ANSWER_SIZE",
+    "LIVECERT_MAX_DURATION",
+    "LIVECERT_RESTART_HOOK",
+    "LIVECERT_RESTART_TIMEOUT",
+    "LIVECERT_OPERATOR_TOKEN",
+    "LIVECERT_DEALER_TOKEN",
+)
+
+
+def suite_environment() -> dict[str, str]:
+    """The pytest run's environment: the caller's, without the suite's variables (certify sets
+    those it resolved: the tokens, the hook) and without PYTEST_ADDOPTS (nothing but the suite's
+    pytest.ini shapes a certification), plugin autoloading off (SUITE_PLUGINS only)."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in SUITE_VARIABLES and name != "PYTEST_ADDOPTS"
+    }
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return env
+
+
 def unexplained_stop(returncode: int, records: list[dict]) -> str | None:
     """What the run record cannot account for in pytest's exit status: a crash of the test run
     (its internal error, status 3), or an interruption (status 2) that no target error, mapping
@@ -162,6 +193,11 @@ def unexplained_stop(returncode: int, records: list[dict]) -> str | None:
             "the test run was interrupted (status 2; see the output): the scenarios after it "
             "were not run"
         )
+    if returncode < 0:
+        return (
+            f"the test run was killed by signal {-returncode} (see the output): the scenario "
+            "in flight and those after it were not judged"
+        )
     return None
 
 
@@ -176,6 +212,7 @@ def pytest_command(
         marker = f"({marker}) and ({' or '.join(rule_clauses)})"
     command = [
         sys.executable,
+        "-P",  # the caller's folder is not put first on the path: the installed livecert runs
         "-m",
         "pytest",
         str(root),
@@ -328,7 +365,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     base = options.report_dir
     folder = new_report_dir(Path("reports")) if base is None else base
     folder.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # SUITE_PLUGINS only
+    env = suite_environment()
     files = feature_files(root, options.games, options.rule_clauses)
     env["LIVECERT_FEATURE_FILES"] = os.pathsep.join(str(f) for f in files)
     if options.restart_hook:  # by the environment, like the tokens: it may hold a secret

@@ -80,6 +80,7 @@ class EmbeddedServer:
         database = self.db_path or Path(self._dir.name) / "reference.sqlite3"
         command = [
             sys.executable,
+            "-P",  # never the caller's folder first on the path (a clone's livecert/, say)
             "-m",
             "livecert.reference",
             "--host",

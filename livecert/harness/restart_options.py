@@ -25,15 +25,22 @@ TIMEOUT_HELP = (
 )
 
 
-def restart_timeout(text: str) -> float:
-    """--restart-timeout's value: seconds, finite and above 0 (an option type)."""
+def seconds_above_zero(text: str) -> float | None:
+    """`text` as a number of seconds, finite and above 0; None when it is not one."""
     try:
         value = float(text)
     except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
+def restart_timeout(text: str) -> float:
+    """--restart-timeout's value: seconds, finite and above 0 (an option type)."""
+    value = seconds_above_zero(text)
+    if value is None:
         raise argparse.ArgumentTypeError(
-            f"--restart-timeout={text!r} must be a number of seconds above 0, e.g. 120"
+            f"--restart-timeout={text!r} (or {TIMEOUT_ENV}) must be a number of seconds above "
+            "0, e.g. 120"
         )
     return value
 
@@ -77,13 +84,14 @@ def hook_problem(command: str | None, lab_target: bool) -> str | None:
     return None
 
 
-def add_restart_options(add: Callable[..., Any]) -> None:
-    """Both options, through an argparse parser's (or a pytest group's) add function."""
+def add_restart_options(add: Callable[..., Any], timeout_default: Any = None) -> None:
+    """Both options, through an argparse parser's (or a pytest group's) add function; the
+    timeout's default is the caller's, or LIVECERT_RESTART_TIMEOUT read at once."""
     add("--restart-hook", metavar="COMMAND", default=os.environ.get(HOOK_ENV), help=HOOK_HELP)
     add(
         "--restart-timeout",
         metavar="SECONDS",
         type=restart_timeout,
-        default=default_timeout(),
+        default=default_timeout() if timeout_default is None else timeout_default,
         help=TIMEOUT_HELP,
     )

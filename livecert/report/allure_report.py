@@ -81,9 +81,10 @@ ALLURE_ENV = "LIVECERT_ALLURE"  # an Allure 2 commandline already installed (an 
 
 
 def generator_path() -> Path:
-    """The `allure` command: the one LIVECERT_ALLURE names, else the pinned one in the cache."""
+    """The `allure` command: the one LIVECERT_ALLURE names (a path, or a command on PATH), else
+    the pinned one in the cache."""
     if named := os.environ.get(ALLURE_ENV):
-        return Path(named)
+        return Path(shutil.which(named) or named)
     return generator_dir() / "node_modules" / "allure-commandline" / "dist" / "bin" / "allure"
 
 

@@ -9,8 +9,10 @@ documents'.
 """
 
 import hashlib
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -138,10 +140,25 @@ def apply_profile(table: Paytable, profile: RuleProfile) -> Paytable:
     except PaytableError as error:
         raise ProfileError(str(error)) from None
     declared = changes.get("declared_max_rtp_percent", table.declared_max_rtp_percent)
-    return replace(
+    if not isinstance(declared, str) or not re.fullmatch(r"\d{1,3}\.\d\d", declared):
+        raise ProfileError(
+            f"{where}: declared_max_rtp_percent = {declared!r} must be a percentage with two "
+            'decimals, written as text (e.g. "97.22"): a TOML number is not exact'
+        )
+    profiled = replace(
         table,
         profile=profile.name,
         selections=tuple(selections),
         declared_max_rtp_percent=declared,
         by_code={},
     )
+    from livecert.rules.rtp import as_percent, theoretical_rtp  # rtp settles with the table
+
+    best = max(theoretical_rtp(profiled, s.code) for s in profiled.selections)
+    if as_percent(best, 2) != Decimal(declared):
+        raise ProfileError(
+            f"{where}: declared_max_rtp_percent = {declared!r}, but the profile's own odds give "
+            f"a highest return of {as_percent(best, 2)}%: a target paying them could never "
+            "match it"
+        )
+    return profiled
