@@ -126,6 +126,7 @@ SETTINGS: dict[str, Setting] = {
         Setting("request_deadline", "LIVECERT_REQUEST_DEADLINE", 30.0, seconds),
         Setting("max_answer_size", "LIVECERT_MAX_ANSWER_SIZE", None),
         Setting("max_duration", "LIVECERT_MAX_DURATION", None, seconds),
+        Setting("rate_limit", "LIVECERT_RATE_LIMIT", None),
         # the command may name a secret of the lab's (a password in a URL): never shown
         Setting("restart_hook", "LIVECERT_RESTART_HOOK", None, _text, secret=True),
         Setting("restart_timeout", "LIVECERT_RESTART_TIMEOUT", 120.0, seconds),

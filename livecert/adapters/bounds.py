@@ -20,13 +20,15 @@ import re
 import socket
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import ProxyManager
+
+from livecert.adapters.rate import RateGate, RequestRate
 
 MIB = 1024 * 1024
 DEFAULT_REQUEST_DEADLINE = 30.0  # seconds for a whole request (connect, send, the whole answer)
@@ -65,6 +67,7 @@ class Bounds:
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     run_ends_at: float | None = None
     max_duration: float | None = None
+    rate: RateGate | None = field(default=None, compare=False)  # --rate-limit, the run's one
 
     @classmethod
     def for_run(
@@ -73,19 +76,26 @@ class Bounds:
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         max_duration: float | None = None,
         ends_at: float | None = None,
+        rate_limit: RequestRate | None = None,
     ) -> "Bounds":
         """The bounds of a run starting now: it ends `max_duration` seconds from now, or at
-        `ends_at` when the process that started it says when (it counts the time before)."""
+        `ends_at` when the process that started it says when (it counts the time before); its
+        requests keep to `rate_limit`."""
         if max_duration is not None and ends_at is None:
             ends_at = time.time() + max_duration
-        return cls(request_deadline, max_answer_bytes, ends_at, max_duration)
+        gate = RateGate(rate_limit) if rate_limit is not None else None
+        return cls(request_deadline, max_answer_bytes, ends_at, max_duration, gate)
 
     def run_left(self) -> float | None:
         """Seconds until the run's end (None: no end)."""
         return None if self.run_ends_at is None else self.run_ends_at - time.time()
 
     def deadline(self, timeout: tuple[float, float]) -> "Deadline":
-        """The deadline of a request starting now: its own, or the run's end if that is sooner."""
+        """The deadline of a request starting now: its own, or the run's end if that is sooner.
+        Under --rate-limit the request first waits its turn (its own deadline starts after)."""
+        if self.rate is not None and not self.rate.wait(self.run_left()):
+            # the run ended before the turn came: a deadline already past, by the run's end
+            return Deadline(time.monotonic(), timeout, self.max_answer_bytes, True, self)
         allowed, by_run = self.request_deadline, False
         run_left = self.run_left()
         if run_left is not None and run_left < allowed:

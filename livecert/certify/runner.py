@@ -29,6 +29,10 @@ from livecert.adapters.bounds import (  # parse_size: the cli reads --max-answer
     DEFAULT_REQUEST_DEADLINE,
     parse_size,  # noqa: F401
 )
+from livecert.adapters.rate import (  # parse_rate: the cli reads --rate-limit through it
+    RequestRate,
+    parse_rate,  # noqa: F401
+)
 from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.adapters.secrets import (
     MIN_LENGTH,
@@ -74,6 +78,7 @@ class CertifyOptions:
     timeout: float = 30.0
     request_deadline: float = DEFAULT_REQUEST_DEADLINE  # seconds for one whole request
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
+    rate_limit: RequestRate | None = None  # --rate-limit: requests per second or minute
     max_duration: float | None = None  # seconds for the whole run (None: no end)
     game: str = "all"
     report_dir: Path | None = None
@@ -153,6 +158,7 @@ SUITE_VARIABLES = (
     "LIVECERT_REQUEST_DEADLINE",
     "LIVECERT_MAX_ANSWER_SIZE",
     "LIVECERT_MAX_DURATION",
+    "LIVECERT_RATE_LIMIT",
     "LIVECERT_RESTART_HOOK",
     "LIVECERT_RESTART_TIMEOUT",
     "LIVECERT_OPERATOR_TOKEN",
@@ -248,6 +254,8 @@ def pytest_command(
         f"--request-deadline={options.request_deadline:g}",
         f"--max-answer-size={options.max_answer_bytes}",
     ]
+    if options.rate_limit is not None:
+        command.append(f"--rate-limit={options.rate_limit}")
     if options.max_duration is not None:
         ends_at = ends_at if ends_at is not None else time.time() + options.max_duration
         command += [f"--max-duration={options.max_duration:g}", f"--run-ends-at={ends_at:.3f}"]
@@ -419,6 +427,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         "bounds": {
             "request_deadline_seconds": options.request_deadline,
             "max_answer_bytes": options.max_answer_bytes,
+            "rate_limit": str(options.rate_limit) if options.rate_limit else None,
             "max_duration_seconds": options.max_duration,
         },
         "report_dir": str(folder),

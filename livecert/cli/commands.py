@@ -45,6 +45,13 @@ def _settings(
             args.max_answer_size = parse_size(args.max_answer_size)
         except ValueError as error:
             return f"--max-answer-size (or LIVECERT_MAX_ANSWER_SIZE, or the file): {error}"
+    if "rate_limit" in names and isinstance(args.rate_limit, str):
+        from livecert.certify.runner import parse_rate  # the adapters' own reading
+
+        try:
+            args.rate_limit = parse_rate(args.rate_limit)
+        except ValueError as error:
+            return f"--rate-limit (or LIVECERT_RATE_LIMIT, or the file): {error}"
     return None
 
 
@@ -133,6 +140,7 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
     )
     if args.max_answer_size is not None:
         options.max_answer_bytes = args.max_answer_size
+    options.rate_limit = args.rate_limit
     try:
         status, certificate, folder = certify(options)
     except CertifyError as error:
@@ -154,7 +162,9 @@ def run_doctor(args: argparse.Namespace, argv: list[str]) -> int:
         use_profile(load_profile(args.rules))
     except ProfileError as error:
         return _usage("doctor", str(error))
-    bounds = Bounds.for_run(args.request_deadline, max_duration=args.max_duration)
+    bounds = Bounds.for_run(
+        args.request_deadline, max_duration=args.max_duration, rate_limit=args.rate_limit
+    )
     if args.max_answer_size is not None:
         bounds = replace(bounds, max_answer_bytes=args.max_answer_size)
     if _uses_contract(args) and not args.target_url:

@@ -29,6 +29,7 @@ CERTIFY_SETTINGS = (
     "request_deadline",
     "max_answer_size",
     "max_duration",
+    "rate_limit",
     "restart_hook",
     "restart_timeout",
     "clauses",
@@ -46,6 +47,7 @@ DOCTOR_SETTINGS = (
     "request_deadline",
     "max_answer_size",
     "max_duration",
+    "rate_limit",
 )
 DOCTOR_DEFAULTS = {"timeout": 10.0}  # a check, not a run: a slow answer is worth saying sooner
 
@@ -149,6 +151,15 @@ def _bounds_options(parser: argparse.ArgumentParser, what: str, past: str) -> No
         f"it, and the request in flight is cut: {past}",
         None,
         metavar="SECONDS",
+    )
+    _setting(
+        parser,
+        "rate_limit",
+        "at most N requests to the target per second (20/s) or minute (600/min), for a "
+        "server that limits its callers; a request waits its turn before its deadline starts "
+        "(default: no limit)",
+        None,
+        metavar="N/s",
     )
 
 
