@@ -146,6 +146,13 @@ def test_livecert_config_shows_each_source_and_no_secret(
     _config(tmp_path, 'dealer_token = "dl"\n')
     assert main(["config"]) == 3
     assert "set LIVECERT_DEALER_TOKEN in the environment" in capsys.readouterr().err
+    for text, words in (
+        ('max_answer_size = "huge"\n', "--max-answer-size (or LIVECERT_MAX_ANSWER_SIZE"),
+        ('rate_limit = "fast"\n', "--rate-limit (or LIVECERT_RATE_LIMIT"),
+    ):
+        _config(tmp_path, text)
+        assert main(["config"]) == 3  # read as certify would read it
+        assert words in capsys.readouterr().err
 
 
 def test_a_livecert_toml_drives_a_run(tmp_path: Path) -> None:

@@ -231,5 +231,9 @@ def run_config(args: argparse.Namespace, argv: list[str]) -> int:
         resolved = resolve(names, argparse.Namespace(), config)
     except SettingsError as error:
         return _usage("config", str(error))
+    # the values certify reads further (a size, a rate) are checked as certify checks them
+    problem = _settings("config", argparse.Namespace(config=args.config), names)
+    if problem:
+        return _usage("config", problem)
     print(terminal_lines(describe(resolved, config)))
     return 0
