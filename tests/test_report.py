@@ -1,6 +1,7 @@
 """The report's parts, each on its own: manifest, rules page, certificate page, Allure set-up,
 charts. (tests/test_report_browser.py opens the real thing in Chromium.)"""
 
+import base64
 import json
 import shutil
 from pathlib import Path
@@ -10,7 +11,13 @@ from samples import scenario
 from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import IN_SCOPE
 from livecert.report import allure_report
-from livecert.report.allure_report import CATEGORIES, environment_properties, install_generator
+from livecert.report.allure_report import (
+    CATEGORIES,
+    environment_properties,
+    install_generator,
+    keep_history,
+    prepare_results,
+)
 from livecert.report.certificate_page import render_certificate
 from livecert.report.charts import FAILED, PASSED, bets_per_clause, sweep_matrix
 from livecert.report.manifest import entries, page_summary, sha256_of, write_manifest
@@ -164,3 +171,29 @@ def test_a_mapping_run_under_a_profile_names_both_on_every_page() -> None:
     assert "Adapter=mapping Sao Mai (m.yaml, sha256 " in properties
     summary = "\n".join(summary_lines(certificate, Path("/tmp/x")))
     assert "adapter: mapping Sao Mai" in summary and "rules profile: variant-150" in summary
+
+
+def test_the_history_is_taken_out_of_the_single_page_for_the_next_run(tmp_path) -> None:
+    """One Allure build: the single file embeds its history (base64, one `d(...)` per file);
+    the next run feeds it back, and a run made before keeps its allure-report/history."""
+    trend = b'[{"data":{"passed":3,"total":3}}]'
+    page = tmp_path / "allure-report.html"
+    page.write_text(
+        "<script>d('data/test-cases/1.json','e30=')"
+        f"d('history/history-trend.json','{base64.b64encode(trend).decode()}')</script>",
+        encoding="utf-8",
+    )
+    kept = keep_history(page, tmp_path / "allure-history")
+    assert kept is not None and (kept / "history-trend.json").read_bytes() == trend
+    assert sorted(p.name for p in kept.iterdir()) == ["history-trend.json"]
+    empty = tmp_path / "empty.html"
+    empty.write_text("<html></html>", encoding="utf-8")
+    assert keep_history(empty, tmp_path / "none") is None
+    older = tmp_path / "older"  # a run before the single build kept allure-report/history
+    (older / "allure-report" / "history").mkdir(parents=True)
+    (older / "allure-report" / "history" / "history-trend.json").write_bytes(trend)
+    for previous in (tmp_path, older):
+        results = tmp_path / f"results-{previous.name}"
+        results.mkdir()
+        prepare_results(results, a_failed_run(), previous)
+        assert (results / "history" / "history-trend.json").read_bytes() == trend

@@ -51,7 +51,7 @@ def test_the_report_folder_holds_every_page_and_the_manifest(clean_run) -> None:
     folder, _ = clean_run
     for name in (
         "allure-report.html",
-        "allure-report/index.html",
+        "allure-history/history-trend.json",
         "certificate.html",
         "certificate.json",
         "certificate.pdf",
@@ -181,9 +181,10 @@ def test_a_seeded_fault_shows_its_clause_and_curl_reproduction_in_allure(fault_r
 def test_the_second_run_carries_the_first_one_s_history(fault_run) -> None:
     folder, _ = fault_run
     trend = json.loads(
-        (folder / "allure-report" / "history" / "history-trend.json").read_text(encoding="utf-8")
+        (folder / "allure-history" / "history-trend.json").read_text(encoding="utf-8")
     )
     assert len(trend) == 2  # this run and the clean one before it
+    assert not (folder / "allure-report").exists()  # one build: the single file alone
 
 
 def test_the_check_sees_a_page_reaching_outside(tmp_path) -> None:

@@ -7,14 +7,18 @@ and Node and Java are present, it is installed on first use into livecert's cach
 embeds Google Analytics in its page unless `ALLURE_NO_ANALYTICS=true`; it is always set here, so
 the report makes no request outside its own files.
 
-Two builds from the same results: `allure-report.html`, one file that opens offline by a double
-click, and `allure-report/`, the multi-file report whose `history/` gives the next run its trends.
+One build: `allure-report.html`, one file that opens offline by a double click (one file for a
+lab to keep and hash). Allure 2's generator cannot derive one output from another, and a second
+build was half of a run's report time, so the multi-file report is not built; the run's history
+(the trends) is taken out of the single file into `allure-history/`, which the next run beside
+it feeds to the generator.
 """
 
-import contextlib
+import base64
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -26,8 +30,11 @@ from livecert.target_text import properties_value, visible_data
 
 ALLURE_VERSION = "2.46.1"
 SINGLE_FILE = "allure-report.html"
-REPORT_FOLDER = "allure-report"
+HISTORY_FOLDER = "allure-history"  # the trends, for the next run beside this one
+OLD_REPORT_FOLDER = "allure-report"  # where earlier runs kept it (allure-report/history)
 RESULTS_FOLDER = "allure-results"
+# how the single file holds each of its files: d('history/history.json','<base64>')
+_EMBEDDED_HISTORY = re.compile(r"d\('history/([\w.-]+\.json)','([A-Za-z0-9+/=]*)'\)")
 NO_ANALYTICS = {"ALLURE_NO_ANALYTICS": "true"}
 
 CATEGORIES = [
@@ -204,9 +211,14 @@ def prepare_results(results: Path, certificate: dict, previous_report: Path | No
         environment_properties(certificate), encoding="utf-8"
     )
     (results / "categories.json").write_text(json.dumps(CATEGORIES, indent=1), encoding="utf-8")
-    history = previous_report / REPORT_FOLDER / "history" if previous_report else None
-    if history is not None and history.is_dir():
-        shutil.copytree(history, results / "history", dirs_exist_ok=True)
+    for history in (
+        (previous_report / HISTORY_FOLDER, previous_report / OLD_REPORT_FOLDER / "history")
+        if previous_report
+        else ()
+    ):
+        if history.is_dir():
+            shutil.copytree(history, results / "history", dirs_exist_ok=True)
+            break
 
 
 def _generate(results: Path, out: Path, single_file: bool) -> subprocess.CompletedProcess:
@@ -228,26 +240,24 @@ def build_allure(
     problem = install_generator(say)
     if problem:
         return AllureOutcome([], f"{problem}; {how_to_build(folder)}")
-    built = []
-    done = _generate(results, folder / REPORT_FOLDER, single_file=False)
-    if done.returncode != 0:
-        return AllureOutcome([], f"allure generate failed: {done.stderr.strip()[-300:]}")
-    built.append(folder / REPORT_FOLDER)
     with tempfile.TemporaryDirectory() as scratch:
         done = _generate(results, Path(scratch), single_file=True)
         if done.returncode != 0:
-            return AllureOutcome(
-                built, f"allure generate --single-file failed: {done.stderr[-300:]}"
-            )
+            return AllureOutcome([], f"allure generate --single-file failed: {done.stderr[-300:]}")
         shutil.move(Path(scratch) / "index.html", folder / SINGLE_FILE)
-    built.append(folder / SINGLE_FILE)
-    with contextlib.suppress(OSError):
-        _copy_rules_beside(folder)
+    built = [folder / SINGLE_FILE]
+    if history := keep_history(folder / SINGLE_FILE, folder / HISTORY_FOLDER):
+        built.append(history)
     return AllureOutcome(built, f"Allure HTML: {folder / SINGLE_FILE} (opens offline)")
 
 
-def _copy_rules_beside(folder: Path) -> None:
-    """Clause links are relative (`rules/RULES.html#L..`): give the multi-file report its copy."""
-    rules = folder / "rules"
-    if rules.is_dir():
-        shutil.copytree(rules, folder / REPORT_FOLDER / "rules", dirs_exist_ok=True)
+def keep_history(page: Path, into: Path) -> Path | None:
+    """The history files the single page embeds (Allure's trends), written into `into` for the
+    next run; None when the page holds none."""
+    found = _EMBEDDED_HISTORY.findall(page.read_text(encoding="utf-8", errors="replace"))
+    if not found:
+        return None
+    into.mkdir(exist_ok=True)
+    for name, encoded in found:
+        (into / name).write_bytes(base64.b64decode(encoded))
+    return into
