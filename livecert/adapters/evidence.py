@@ -8,13 +8,18 @@ the run knows (livecert.adapters.secrets) is masked in an exchange when it is ha
 
 import dataclasses
 import json
+import math
 import shlex
+import statistics
 import threading
 from dataclasses import asdict, dataclass
 
 from livecert.adapters.secrets import SECRETS
 
 _BODY_LIMIT = 256_000
+
+
+LAB_COMMAND = "RUN"  # an exchange's method when it is a lab's command (a restart hook), no request
 
 
 @dataclass
@@ -38,7 +43,7 @@ class Exchange:
     def as_curl(self) -> str:
         """The exchange as a curl command; the token comes from the role's variable. A lab's
         set-up command (method RUN) is shown as the command it ran."""
-        if self.method == "RUN":
+        if self.method == LAB_COMMAND:
             return self.url
         if self.headers is not None:
             return self._curl_with_headers()
@@ -86,6 +91,7 @@ class ExchangeRecorder:
         self._lock = threading.Lock()
         self._exchanges: list[Exchange] = []
         self.count = 0
+        self.elapsed_ms: dict[str, list[float]] = {}  # per operation, every request's time
 
     def next_seq(self) -> int:
         with self._lock:
@@ -95,6 +101,19 @@ class ExchangeRecorder:
     def add(self, exchange: Exchange) -> None:
         with self._lock:
             self._exchanges.append(exchange)
+            if exchange.method != LAB_COMMAND:  # a request to the target, not a lab's command
+                self.elapsed_ms.setdefault(exchange.operation, []).append(exchange.elapsed_ms)
+
+    def latency(self) -> dict:
+        """The requests the run sent and how long they took: in all and per operation, the
+        count, the median and the 95th percentile in milliseconds."""
+        with self._lock:
+            by_operation = {op: list(times) for op, times in self.elapsed_ms.items()}
+        every = [t for times in by_operation.values() for t in times]
+        return {
+            **latency_of(every),
+            "by_operation": {op: latency_of(times) for op, times in sorted(by_operation.items())},
+        }
 
     def snapshot(self) -> list[Exchange]:
         """The exchanges recorded so far, kept (for a failure's reproduction), secrets masked."""
@@ -108,6 +127,19 @@ class ExchangeRecorder:
         with self._lock:
             taken, self._exchanges = self._exchanges, []
         return [masked(ex) for ex in taken]
+
+
+def latency_of(times_ms: list[float]) -> dict:
+    """Count, median and 95th percentile (nearest rank) of request times, in milliseconds."""
+    if not times_ms:
+        return {"requests": 0, "median_ms": None, "p95_ms": None}
+    ordered = sorted(times_ms)
+    rank = math.ceil(0.95 * len(ordered))  # nearest rank: the value 95% of requests do not pass
+    return {
+        "requests": len(ordered),
+        "median_ms": round(statistics.median(ordered), 1),
+        "p95_ms": round(ordered[rank - 1], 1),
+    }
 
 
 def masked(exchange: Exchange) -> Exchange:

@@ -268,6 +268,13 @@ def _reproductions(records: list[dict], limit: int = 50) -> list[dict]:
     ][:limit]
 
 
+def _latency(records: list[dict]) -> dict[str, Any] | None:
+    """The requests the run sent the target and how long they took (the pytest run's last
+    word); None when it never connected."""
+    found = next((r for r in reversed(records) if r["type"] == "latency"), None)
+    return {k: v for k, v in found.items() if k != "type"} if found else None
+
+
 def _rtp(records: list[dict], games: tuple[str, ...], target: dict) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for game in games:
@@ -480,6 +487,7 @@ def build_certificate(
         "clauses": statuses,
         "rtp": _rtp(records, games, target),
         "sweep": _sweep(records, games),
+        "latency": _latency(records),
         "target_errors": target_errors,
         "run_cut": run_cut,  # why the run ended before its last scenario (--max-duration)
         "contract_violations": [

@@ -60,6 +60,15 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
             f"{sweep['settlements_checked']} settlements checked, "
             f"{sweep['mismatches']} mismatches"
         )
+    latency = certificate.get("latency")
+    if latency and latency.get("requests"):
+        slowest = max(latency["by_operation"].items(), key=lambda item: item[1]["p95_ms"] or 0)
+        lines.append(
+            f"  requests: {latency['requests']:,} to the target in "
+            f"{certificate['run'].get('duration_seconds', '?')} s; median "
+            f"{latency['median_ms']} ms, p95 {latency['p95_ms']} ms; slowest operation "
+            f"{slowest[0]} (p95 {slowest[1]['p95_ms']} ms)"
+        )
     for reason in certificate["verdict_reasons"]:
         lines.append(f"  {reason}")
     lines.append(f"  report: {folder}/")
