@@ -1,6 +1,7 @@
 """`livecert doctor`: one line per check, FAIL with what to fix, exit 1 unless ready; read-only
 unless `--probe` plays one small round through every operation, checking each answer's shape."""
 
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -11,7 +12,15 @@ from fake_target import fake_target, healthy_preflight, redirect, send, send_jso
 from samples import INFO
 from vendor_support import MAPPING, vendor_server
 
-from livecert.certify.doctor import FAIL, OK, WARN, Check, diagnose, diagnose_reference
+from livecert.certify.doctor import (
+    FAIL,
+    FULL_RUN_REQUESTS,
+    OK,
+    WARN,
+    Check,
+    diagnose,
+    diagnose_reference,
+)
 from livecert.cli import main
 
 
@@ -223,3 +232,21 @@ def test_the_probe_names_a_state_the_mapping_does_not_translate(
         in (failed.what)
     )
     assert "translate the target's with a value table" in failed.what
+
+
+def test_the_doctor_measures_the_round_trip_and_what_it_costs_a_run() -> None:
+    """A target 50 ms away: the doctor's requests and a few more reads of /v1/info give the
+    median, and the line says what a whole run's requests, one after another, would wait."""
+
+    def slow(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(0.05)
+        healthy_preflight(handler)
+
+    with fake_target(slow) as url:
+        diagnosis = diagnose(url, "op-token", "dl-token", 2.0)
+    [line] = [c.what for c in diagnosis.checks if c.what.startswith("round trip")]
+    median = float(line.split("median ")[1].split(" ms")[0])
+    assert 50 <= median < 1000, line
+    minutes = FULL_RUN_REQUESTS * median / 1000 / 60  # 7,831 x 0.05 s: about 6.5 minutes
+    assert f"about {minutes:.1f} minutes of waiting" in line
+    assert "over 8 requests" in line  # info, two whoami, five more reads of info

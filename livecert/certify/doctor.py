@@ -13,7 +13,9 @@ answers is found here, in seconds, not as thousands of findings against the targ
 The probe's round is played in probe.py; the answer, one line per check, is diagnosis.py's.
 """
 
+import contextlib
 from decimal import Decimal
+from typing import Any
 
 from livecert.adapters import CredentialsError, TargetError, TargetInfo
 from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds
@@ -147,6 +149,33 @@ def _accounts_check(adapter: MappingAdapter, diagnosis: Diagnosis) -> None:
     )
 
 
+# requests of a whole certification of both games against the reference (`livecert certify`,
+# the summary's "requests:" line, measured at 7,831 on version 0.1.0), all one after another
+FULL_RUN_REQUESTS = 7_831
+ROUND_TRIP_READS = 5  # GET /v1/info again, read-only, to measure the round trip
+
+
+def _round_trip(adapter: Any, diagnosis: Diagnosis) -> None:
+    """The target's round trip (the median of the doctor's requests and a few more reads of
+    its declarations) and what it means for a whole run, whose requests go one at a time."""
+    with contextlib.suppress(TargetError, ContractViolation, MappingAnswerError):
+        for _ in range(ROUND_TRIP_READS):
+            adapter.info()
+    recorder = getattr(adapter, "recorder", None)  # a plugin adapter may keep no evidence
+    latency = recorder.latency() if recorder is not None else {"requests": 0}
+    if not latency["requests"]:
+        return
+    median = latency["median_ms"]
+    minutes = FULL_RUN_REQUESTS * median / 1000 / 60
+    diagnosis.add(
+        OK,
+        f"round trip: median {median} ms, p95 {latency['p95_ms']} ms over "
+        f"{latency['requests']} requests; a whole certification of both games sends about "
+        f"{FULL_RUN_REQUESTS:,} one after another, about {minutes:.1f} minutes of waiting at "
+        "this round trip",
+    )
+
+
 def diagnose(
     url: str | None,
     operator_token: str | None,
@@ -216,6 +245,7 @@ def diagnose(
         except (TargetError, ContractViolation) as error:
             diagnosis.add(FAIL, f"checking the credentials: {error}", "see docs/contract.md")
         _declarations(info, diagnosis, identity.checks_contract)
+        _round_trip(adapter, diagnosis)
         if probe and diagnosis.healthy:
             _probe(adapter, info, diagnosis)
         elif probe:
