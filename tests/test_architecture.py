@@ -38,6 +38,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.rules",
         "livecert.contract",
         "livecert.suite.location",  # where the features are; the suite runs in a subprocess
+        "livecert.settings",  # the settings' variables, kept from the suite's run
     ),
     "livecert.settings": (),
     "livecert.__main__": ("livecert.cli",),

@@ -50,6 +50,7 @@ from livecert.report import publish
 from livecert.report.publish import SecretInReport
 from livecert.rules.paytable import use_profile
 from livecert.rules.profiles import load_profile
+from livecert.settings import SETTINGS
 from livecert.suite.location import features_dir
 from livecert.target_text import LINES, copy_visible, visible
 
@@ -147,23 +148,10 @@ def feature_files(root: Path, games: tuple[str, ...], clauses: list[str]) -> lis
     return chosen
 
 
-# the suite's own options' variables: certify resolved its settings (livecert/settings.py) and
-# passes them as options, so the suite must not fall back on the caller's environment
-SUITE_VARIABLES = (
-    "LIVECERT_TARGET_URL",
-    "LIVECERT_ADAPTER",
-    "LIVECERT_RULES",
-    "LIVECERT_SWEEP_ONLY",
-    "LIVECERT_TARGET_TIMEOUT",
-    "LIVECERT_REQUEST_DEADLINE",
-    "LIVECERT_MAX_ANSWER_SIZE",
-    "LIVECERT_MAX_DURATION",
-    "LIVECERT_RATE_LIMIT",
-    "LIVECERT_RESTART_HOOK",
-    "LIVECERT_RESTART_TIMEOUT",
-    "LIVECERT_OPERATOR_TOKEN",
-    "LIVECERT_DEALER_TOKEN",
-)
+# the settings' variables (every one the suite reads is one of them): certify resolved its
+# settings (livecert/settings.py) and passes them as options, so the suite must not fall back
+# on the caller's environment
+SUITE_VARIABLES = frozenset(s.env for s in SETTINGS.values() if s.env)
 
 
 def suite_environment() -> dict[str, str]:

@@ -8,7 +8,7 @@ them, so that `--help`, `config` and a usage error stay instant.
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from livecert.cli.options import (
@@ -18,7 +18,17 @@ from livecert.cli.options import (
     USAGE_ERROR,
 )
 from livecert.harness.restart_options import hook_problem
-from livecert.settings import SettingsError, apply, describe, find_config, load_config, resolve
+from livecert.settings import (
+    SETTINGS,
+    ConfigFile,
+    Resolved,
+    SettingsError,
+    apply,
+    describe,
+    find_config,
+    load_config,
+    resolve,
+)
 
 
 def _usage(command: str, message: str) -> int:
@@ -26,33 +36,32 @@ def _usage(command: str, message: str) -> int:
     return USAGE_ERROR
 
 
+def _adapter_reading(name: str) -> Callable[[str], object]:
+    """How the adapters read a size or a rate (imported only when one is given as text)."""
+    from livecert.certify.runner import parse_rate, parse_size  # the adapters' own readings
+
+    return {"max_answer_size": parse_size, "rate_limit": parse_rate}[name]
+
+
 def _settings(
-    command: str,
-    args: argparse.Namespace,
-    names: Iterable[str],
-    defaults: dict | None = None,
-) -> str | None:
-    """Resolve `names` onto `args` by precedence; what is wrong with them, if anything."""
-    try:
-        config = load_config(find_config(args.config))
-        apply(args, resolve(names, args, config, defaults))
-    except SettingsError as error:
-        return str(error)
-    if "max_answer_size" in names and isinstance(args.max_answer_size, str):
-        from livecert.certify.runner import parse_size  # the adapters' own reading
-
-        try:
-            args.max_answer_size = parse_size(args.max_answer_size)
-        except ValueError as error:
-            return f"--max-answer-size (or LIVECERT_MAX_ANSWER_SIZE, or the file): {error}"
-    if "rate_limit" in names and isinstance(args.rate_limit, str):
-        from livecert.certify.runner import parse_rate  # the adapters' own reading
-
-        try:
-            args.rate_limit = parse_rate(args.rate_limit)
-        except ValueError as error:
-            return f"--rate-limit (or LIVECERT_RATE_LIMIT, or the file): {error}"
-    return None
+    args: argparse.Namespace, names: Iterable[str], defaults: dict | None = None
+) -> tuple[dict[str, Resolved], ConfigFile]:
+    """Resolve `names` onto `args` by precedence, a size and a rate read as the adapters read
+    them; the resolution (each value's source) and the config file read. SettingsError says
+    what is wrong."""
+    config = load_config(find_config(args.config))
+    resolved = resolve(names, args, config, defaults)
+    apply(args, resolved)
+    for name in ("max_answer_size", "rate_limit"):
+        value = getattr(args, name, None)
+        if name in names and isinstance(value, str):
+            setting = SETTINGS[name]
+            try:
+                setattr(args, name, _adapter_reading(name)(value))
+            except ValueError as error:
+                where = f"{setting.option} (or {setting.env}, or the file)"
+                raise SettingsError(f"{where}: {error}") from None
+    return resolved, config
 
 
 def _warn_of_secret_flags(command: str, argv: list[str]) -> None:
@@ -83,9 +92,10 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
     from livecert.target_text import terminal_lines
 
     _warn_of_secret_flags("certify", argv)
-    problem = _settings("certify", args, CERTIFY_SETTINGS)
-    if problem:
-        return _usage("certify", problem)
+    try:
+        _settings(args, CERTIFY_SETTINGS)
+    except SettingsError as error:
+        return _usage("certify", str(error))
     drives_own_target = args.target_url or not _uses_contract(args)
     if drives_own_target and (args.reference_fault or args.reference_without):
         return _usage(
@@ -155,9 +165,10 @@ def run_doctor(args: argparse.Namespace, argv: list[str]) -> int:
     from livecert.rules.profiles import ProfileError, load_profile
 
     _warn_of_secret_flags("doctor", argv)
-    problem = _settings("doctor", args, DOCTOR_SETTINGS, DOCTOR_DEFAULTS)
-    if problem:
-        return _usage("doctor", problem)
+    try:
+        _settings(args, DOCTOR_SETTINGS, DOCTOR_DEFAULTS)
+    except SettingsError as error:
+        return _usage("doctor", str(error))
     try:
         use_profile(load_profile(args.rules))
     except ProfileError as error:
@@ -193,9 +204,10 @@ def run_doctor(args: argparse.Namespace, argv: list[str]) -> int:
 def run_selftest(args: argparse.Namespace, argv: list[str]) -> int:
     from livecert.certify.selftest import main as selftest_main
 
-    problem = _settings("selftest", args, ("workers",))
-    if problem:
-        return _usage("selftest", problem)
+    try:
+        _settings(args, ("workers",))
+    except SettingsError as error:
+        return _usage("selftest", str(error))
     chosen = [*args.fault, *(f.strip() for f in args.faults.split(",") if f.strip())]
     return selftest_main(args.report_dir, args.workers, chosen, full=args.full)
 
@@ -225,15 +237,9 @@ def run_report(args: argparse.Namespace, argv: list[str]) -> int:
 def run_config(args: argparse.Namespace, argv: list[str]) -> int:
     from livecert.target_text import terminal_lines
 
-    names = (*CERTIFY_SETTINGS, "workers")
-    try:
-        config = load_config(find_config(args.config))
-        resolved = resolve(names, argparse.Namespace(), config)
+    try:  # a size and a rate are read as certify reads them, the file once
+        resolved, config = _settings(args, (*CERTIFY_SETTINGS, "workers"))
     except SettingsError as error:
         return _usage("config", str(error))
-    # the values certify reads further (a size, a rate) are checked as certify checks them
-    problem = _settings("config", argparse.Namespace(config=args.config), names)
-    if problem:
-        return _usage("config", problem)
     print(terminal_lines(describe(resolved, config)))
     return 0
