@@ -16,8 +16,15 @@ from pathlib import Path
 
 from livecert.report.pdf import chromium_args, find_chromium
 
+# Chromium's own services, never a page's: updates, accounts, and (Chromium 150) the push
+# messaging registration of its cloud messaging (android.clients.google.com/c2dm)
 BROWSER_SERVICE_HOSTS = frozenset(
-    {"update.googleapis.com", "accounts.google.com", "clients2.google.com"}
+    {
+        "update.googleapis.com",
+        "accounts.google.com",
+        "clients2.google.com",
+        "android.clients.google.com",
+    }
 )
 
 

@@ -37,8 +37,13 @@ def chromium_args(browser: str) -> list[str]:
         "--no-service-autorun",
         "--password-store=basic",
         "--use-mock-keychain",
+        # PreconnectToSearch: a connection to the search engine at start-up (Chromium 150)
         "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,Translate,MediaRouter,"
-        "CertificateTransparencyComponentUpdater,AutofillServerCommunication",
+        "CertificateTransparencyComponentUpdater,AutofillServerCommunication,PreconnectToSearch",
+        # Google's own services (its accounts' ListAccounts, the search page's eligibility
+        # checks) sent where nothing answers: Chromium 150 asks them at start-up otherwise
+        "--gaia-url=http://127.0.0.1:9",
+        "--google-base-url=http://127.0.0.1:9",
         "--proxy-server=127.0.0.1:9",
         "--proxy-bypass-list=<-loopback>",
     ]

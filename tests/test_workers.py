@@ -1,0 +1,246 @@
+"""`livecert certify --workers N`: a run spread over pytest-xdist processes gives the verdicts of
+a run in one (clean: compliant; seeded faults: exactly their clauses, the restart scenarios
+included), against one target, with one run record that no worker truncates or cuts into; a
+scenario that restarts the target runs alone; the advice on how many workers comes from the
+round trip; a mapping whose tables or players are shared keeps to one worker."""
+
+import multiprocessing
+import threading
+from pathlib import Path
+
+import pytest
+from cli_support import certify
+
+from livecert.adapters.rate import RateGate, RequestRate
+from livecert.adapters.registry import AdapterOptions
+from livecert.certify import workers
+from livecert.certify.workers import (
+    advised_workers,
+    choose_workers,
+    on_this_machine,
+    shared_state,
+)
+from livecert.harness.run_record import RunRecord, read_run_record
+from livecert.harness.workers import ScenarioGate
+from livecert.reference.faults import FAULTS
+
+OPTIONS = AdapterOptions(None, None, None, (1.0, 1.0))
+
+
+def _write_lines(path: str, writer: int, count: int) -> None:
+    record = RunRecord(Path(path), fresh=False)  # a worker joining the run
+    for i in range(count):
+        record.write("line", writer=writer, i=i, padding="x" * (i * 97 % 20_000))
+
+
+def test_workers_writing_one_record_lose_no_line_and_cut_none(tmp_path) -> None:
+    path = tmp_path / "run-record.jsonl"
+    RunRecord(path).write("target", name="first")  # the controller begins the record
+    processes = [
+        multiprocessing.get_context("spawn").Process(target=_write_lines, args=(str(path), w, 150))
+        for w in range(4)
+    ]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(60)
+    records = read_run_record(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == len(records) == 1 + 4 * 150  # every line whole: none torn, none lost
+    assert records[0] == {"type": "target", "name": "first"}  # no late worker emptied it
+    for writer in range(4):
+        assert [r["i"] for r in records if r.get("writer") == writer] == list(range(150))
+
+
+def test_a_restart_scenario_waits_for_the_others_and_they_wait_for_it(tmp_path) -> None:
+    gate = ScenarioGate(tmp_path)
+    entered: list[str] = []
+    restart_waiting, restart_in = threading.Event(), threading.Event()
+
+    def restart() -> None:
+        restart_waiting.set()
+        with gate.alone():
+            entered.append("restart")
+            restart_in.set()
+
+    def later_scenario() -> None:
+        with gate.shared():
+            entered.append("later")
+
+    with gate.shared():  # a scenario in play on another worker
+        thread = threading.Thread(target=restart)
+        thread.start()
+        restart_waiting.wait(5)
+        assert not restart_in.wait(0.3)  # it does not restart under a running scenario
+        later = threading.Thread(target=later_scenario)
+        later.start()
+        later.join(0.3)
+        assert entered == []  # a scenario after it waits behind it, not before it
+    thread.join(5)
+    later.join(5)
+    assert entered == ["restart", "later"]
+
+
+def _take_turns(path: str, count: int, taken: "multiprocessing.Queue[float]") -> None:
+    import time
+
+    gate = RateGate(RequestRate(5, "s"), Path(path))
+    for _ in range(count):
+        assert gate.wait(10)
+        taken.put(time.time())
+
+
+def test_the_rate_holds_for_the_run_not_for_each_worker(tmp_path) -> None:
+    context = multiprocessing.get_context("spawn")
+    taken = context.Queue()
+    shared = tmp_path / "rate.sqlite3"
+    processes = [
+        context.Process(target=_take_turns, args=(str(shared), 6, taken)) for _ in range(2)
+    ]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(60)
+    moments = sorted(taken.get(timeout=5) for _ in range(12))
+    for i, moment in enumerate(moments):  # 5 a second in all, never 5 a second each
+        assert sum(1 for other in moments[i:] if other - moment < 0.95) <= 5
+
+
+@pytest.mark.parametrize(
+    ("round_trip_ms", "workers"),
+    # (round trip + 8 ms of the harness's own work) / 8 ms, rounded, between 1 and 16
+    [(0.5, 1), (3.0, 1), (10.0, 2), (50.0, 7), (100.0, 14), (250.0, 16)],
+)
+def test_the_advice_follows_the_round_trip(round_trip_ms: float, workers: int) -> None:
+    assert advised_workers(round_trip_ms) == workers
+
+
+def test_the_embedded_reference_keeps_to_one_worker_unless_asked() -> None:
+    assert choose_workers(None, None, None, OPTIONS).workers == 1
+    assert choose_workers(4, None, None, OPTIONS).workers == 4
+
+
+@pytest.mark.parametrize(
+    ("url", "local"),
+    [
+        ("http://127.0.0.1:8750", True),
+        ("http://localhost:8750", True),
+        ("http://[::1]:8750", True),
+        ("https://staging.example.com", False),
+        ("http://10.0.0.5:8750", False),
+    ],
+)
+def test_a_target_on_this_machine_keeps_to_one_worker(url: str, local: bool) -> None:
+    chosen = choose_workers(None, url, None, OPTIONS) if local else None
+    assert on_this_machine(url) is local
+    if chosen is not None:
+        assert chosen.workers == 1 and chosen.samples_ms == ()  # nothing was sent to measure
+
+
+def test_a_remote_target_gets_the_workers_its_round_trip_is_worth(monkeypatch) -> None:
+    monkeypatch.setattr(workers, "measure_round_trip", lambda *_: [49.0, 50.0, 50.0, 51.0, 80.0])
+    chosen = choose_workers(None, "https://staging.example.com", None, OPTIONS)
+    assert (chosen.workers, chosen.round_trip_ms) == (7, 50.0)
+    assert chosen.why == "auto: 7 for a round trip of 50.0 ms"
+    assert chosen.samples_ms == (49.0, 50.0, 50.0, 51.0, 80.0)  # counted among the requests
+    monkeypatch.setattr(workers, "measure_round_trip", lambda *_: [50.0, 50.0])  # it stopped
+    assert choose_workers(None, "https://staging.example.com", None, OPTIONS).workers == 1
+
+
+COOKIE_CASINO = Path(__file__).parents[1] / "examples" / "cookie_casino" / "mapping.yaml"
+
+
+def test_a_mapping_at_fixed_tables_refuses_more_workers(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("COOKIE_CASINO_DB", str(tmp_path / "casino.db"))
+    mapping = str(COOKIE_CASINO)  # one table per game, no table API
+    why = shared_state(mapping)
+    assert why and "fixed tables" in why
+    with pytest.raises(ValueError, match="--workers 1"):
+        choose_workers(2, "http://127.0.0.1:9", mapping, OPTIONS)
+    assert choose_workers(None, "http://127.0.0.1:9", mapping, OPTIONS).workers == 1
+    assert shared_state(None) is None  # the canonical adapter creates tables and players
+
+
+def _failed(certificate: dict) -> set[str]:
+    return {c for c, v in certificate["clauses"].items() if v["status"] == "failed"}
+
+
+def test_a_clean_run_over_workers_is_the_run_in_one(tmp_path) -> None:
+    status, certificate, output = certify(
+        tmp_path, "--no-html", "--game", "xocdia", "--workers", "2"
+    )
+    assert status == 0, output
+    assert certificate["verdict"] == "compliant"
+    assert certificate["run"]["workers"] == {
+        "tables_in_play": 2,
+        "processes": 2,
+        "why": "as asked (--workers)",
+    }
+    records = read_run_record(tmp_path / "run-record.jsonl")
+    assert sum(1 for r in records if r["type"] == "target") == 1  # one target, named once
+    latency = [r for r in records if r["type"] == "latency"]
+    assert len(latency) == 3  # the controller's and each worker's requests
+    sent = sum(len(times) for r in latency for times in r["samples"].values())
+    assert certificate["latency"]["requests"] == sent
+    scenarios = [r for r in records if r["type"] == "scenario"]
+    assert len({r["nodeid"] for r in scenarios}) == len(scenarios)  # each ran once
+    restart = [r for r in scenarios if "REG-INTR-01" in r["clauses"]]
+    assert restart and all(r["outcome"] == "passed" for r in restart)  # restarted by the relay
+
+
+def test_seeded_faults_fail_the_same_clauses_over_workers(tmp_path) -> None:
+    faults = ("two-two-pays-1-to-1", "interrupted-round-lost")
+    declared = {c for name in faults for c in FAULTS[name].clauses}
+    args = ["--no-html", "--game", "xocdia", *(f"--reference-fault={f}" for f in faults)]
+    _, serial, _ = certify(tmp_path / "serial", *args, "--workers", "1")
+    status, spread, output = certify(tmp_path / "spread", *args, "--workers", "2")
+    assert status == 1, output
+    assert _failed(spread) == _failed(serial) == declared
+
+
+def test_a_target_that_is_not_there_ends_a_run_over_workers_at_once(tmp_path) -> None:
+    status, certificate, output = certify(
+        tmp_path,
+        "--no-html",
+        "--game",
+        "xocdia",
+        "--workers",
+        "2",
+        "--target-url",
+        "http://127.0.0.1:9",
+        "--operator-token",
+        "op-token-for-a-test",
+        "--dealer-token",
+        "dl-token-for-a-test",
+        "--timeout",
+        "2",
+    )
+    assert status == 2, output
+    assert certificate["verdict"] == "incomplete"
+    assert "No scenario was run" in output
+    assert not any(c["status"] == "passed" for c in certificate["clauses"].values())
+
+
+def test_the_sweep_played_ahead_fails_the_payout_and_keeps_each_rounds_evidence(tmp_path) -> None:
+    fault = "four-red-pays-10-to-1"
+    args = ["--no-html", "--game", "xocdia", f"--reference-fault={fault}", "--workers", "4"]
+    status, certificate, output = certify(tmp_path, *args)
+    assert status == 1, output
+    assert _failed(certificate) == set(FAULTS[fault].clauses)
+    assert certificate["run"]["workers"]["tables_in_play"] == 4
+    tables = certificate["latency"]["by_operation"]["create a xocdia table"]["requests"]
+    assert tables >= 4 + 1  # the pool's four threads at tables of their own, beside a worker's
+    records = read_run_record(tmp_path / "run-record.jsonl")
+    [failed] = [
+        r for r in records if r["type"] == "reproduction" and "[r r r r]" in r["nodeid"]
+    ]  # the round with four red, its own steps' requests, in the order sent
+    operations = [e["operation"] for e in failed["exchanges"]]
+    # bet_on_every_selection, the close, the result; a Xoc Dia round opens with the shake
+    assert operations[-6:] == [
+        "create a test player",
+        "open a round",
+        "record the dealer event shake",
+        "place 10 bet(s)",
+        "close betting",
+        "enter the result",
+    ]
