@@ -5,6 +5,7 @@ when the features are collected and not before: a pytest session that never coll
 pytest_plugins = [
     "livecert.suite.plugin",  # already loaded by its entry point, unless autoloading is off
     "livecert.suite.fixtures.options",
+    "livecert.suite.fixtures.workers",
     "livecert.suite.fixtures.target",
     "livecert.suite.fixtures.run_end",
     "livecert.suite.fixtures.scene",

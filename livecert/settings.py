@@ -72,6 +72,16 @@ def count(value: object) -> int:
     return int(text)
 
 
+def workers(value: object) -> int | str:
+    """`auto` (chosen from the target's round trip) or a whole number above 0."""
+    if _text(value).strip().lower() == "auto":
+        return "auto"
+    try:
+        return count(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a whole number above 0 or auto") from None
+
+
 def flag(value: object) -> bool:
     """A yes/no: a TOML boolean, or 1/0, true/false, yes/no from the environment."""
     if isinstance(value, bool):
@@ -132,7 +142,8 @@ SETTINGS: dict[str, Setting] = {
         Setting("restart_timeout", "LIVECERT_RESTART_TIMEOUT", 120.0, seconds),
         Setting("clauses", "LIVECERT_CLAUSES", ""),
         Setting("sweep_only", "LIVECERT_SWEEP_ONLY", ""),
-        Setting("workers", "LIVECERT_WORKERS", 2, count),
+        Setting("workers", "LIVECERT_WORKERS", "auto", workers),
+        Setting("selftest_workers", "LIVECERT_SELFTEST_WORKERS", 2, count),
         Setting("html", "LIVECERT_HTML", True, flag),
         Setting("quiet", "LIVECERT_QUIET", False, flag),
     )

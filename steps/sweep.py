@@ -5,6 +5,7 @@ against the oracle; the RTP scenarios then compare what the target returned over
 with the theoretical return, and the best selection's with the declared maximum RTP.
 """
 
+from collections.abc import Iterator
 from decimal import Decimal
 from fractions import Fraction
 
@@ -16,6 +17,7 @@ from livecert.harness.findings import ClauseFailure, HarnessError
 from livecert.harness.run_record import RunRecord
 from livecert.harness.settlement_check import rows_as_table
 from livecert.harness.sweep import (
+    SWEEP_STAKE,
     OutcomeReport,
     SweepLedger,
     SweepRound,
@@ -26,7 +28,8 @@ from livecert.harness.sweep import (
     settle_sweep_round,
     sweep_clauses,
 )
-from livecert.harness.vocabulary import paytable
+from livecert.harness.sweep_pool import PlayedRound, SweepPool
+from livecert.harness.vocabulary import parse_dice, parse_tokens, paytable
 from livecert.rules import all_outcomes, as_percent, theoretical_rtp
 from livecert.suite.fixtures.options import sweep_only as named_sweep_clauses
 from livecert.suite.fixtures.scene import Scene
@@ -48,6 +51,51 @@ def narrowed(game: str, only: frozenset[str]) -> list[str]:
 
 
 @pytest.fixture(scope="session")
+def sweep_pools() -> Iterator[dict[tuple[str, Decimal], SweepPool]]:
+    """Per game and stake, the sweep's rounds played ahead on several tables (--workers)."""
+    pools: dict[tuple[str, Decimal], SweepPool] = {}
+    yield pools
+    for pool in pools.values():
+        pool.stop()
+
+
+def _example_outcome(item: pytest.Item, game: str) -> tuple | None:
+    """The outcome a sweep scenario's example row names (its dice or tokens), if it names one."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    example = params.get("_pytest_bdd_example") or {}
+    if not item.get_closest_marker("sweep") or not item.get_closest_marker(game):
+        return None
+    if game == "sicbo" and "dice" in example:
+        return parse_dice(example["dice"])
+    if game == "xocdia" and "tokens" in example:
+        return parse_tokens(example["tokens"])
+    return None
+
+
+def _pool(
+    scene: Scene,
+    request: pytest.FixtureRequest,
+    pools: dict[tuple[str, Decimal], SweepPool],
+    stake: Decimal,
+    only: frozenset[str],
+) -> SweepPool | None:
+    """The pool playing this game's sweep ahead, started on the first use with every outcome
+    the process's sweep scenarios of the game name; None with one table in play."""
+    tables = request.config.getoption("--tables-in-play")
+    if tables <= 1:
+        return None
+    key = (scene.game, stake)
+    if key not in pools:
+        pool = pools[key] = SweepPool(
+            scene.adapter, scene.recorder, paytable(scene.game), scene.target.info, stake, only,
+            tables,
+        )  # fmt: skip
+        named = (_example_outcome(item, scene.game) for item in request.session.items)
+        pool.play(outcome for outcome in named if outcome is not None)
+    return pools[key]
+
+
+@pytest.fixture(scope="session")
 def sweep_ledgers() -> dict[str, SweepLedger]:
     """Per game, what the target returned for every selection on every outcome played so far."""
     return {}
@@ -63,9 +111,15 @@ def settle_sweep(scene: Scene, outcome: tuple) -> bool:
         return False
     if not scene.sweep_round.pending:  # a live round: the dealer closed betting before
         scene.expect_state(("closed",), scene.window_clauses(), "the result is entered")
-    report = settle_sweep_round(
-        scene.adapter, paytable(scene.game), scene.target.info, scene.sweep_round, outcome
-    )
+    played = scene.played_round
+    if isinstance(played, PlayedRound) and played.result is not None:
+        if tuple(outcome) != tuple(played.outcome):
+            raise HarnessError(f"the round played ahead was for {played.outcome}, not {outcome}")
+        report = played.result.take(scene.recorder)
+    else:
+        report = settle_sweep_round(
+            scene.adapter, paytable(scene.game), scene.target.info, scene.sweep_round, outcome
+        )
     scene.round, scene.outcome, scene.sweep_report = report.round, outcome, report
     return True
 
@@ -83,12 +137,28 @@ def result_problem(game: str, outcome: tuple, shown: dict) -> str | None:
 
 
 @given(parsers.re(r"a player bets (?P<stake>\d+\.\d+) on every (?P<name>Sic Bo|Xoc Dia) selection"))
-def bet_on_everything(scene: Scene, stake: str, name: str, sweep_only: frozenset[str]) -> None:
+def bet_on_everything(
+    scene: Scene,
+    stake: str,
+    name: str,
+    sweep_only: frozenset[str],
+    sweep_pools: dict[tuple[str, Decimal], SweepPool],
+    request: pytest.FixtureRequest,
+) -> None:
+    """The player's bets: sent now, or, with several tables in play, taken from the round the
+    pool played ahead for this scenario's outcome (its requests and answers, the same)."""
     scene.game = GAME_NAMES[name]
-    one_request = instant(scene.adapter, scene.target.info)
-    scene.sweep_round = bet_on_every_selection(
-        scene.adapter, paytable(scene.game), scene.table(), Decimal(stake), one_request, sweep_only
-    )
+    outcome = _example_outcome(request.node, scene.game)
+    pool = _pool(scene, request, sweep_pools, Decimal(stake), sweep_only) if outcome else None
+    if pool is not None and outcome is not None:
+        scene.played_round = pool.round_of(outcome)
+        scene.sweep_round = scene.played_round.bets.take(scene.recorder)
+    else:
+        one_request = instant(scene.adapter, scene.target.info)
+        scene.sweep_round = bet_on_every_selection(
+            scene.adapter, paytable(scene.game), scene.table(), Decimal(stake), one_request,
+            sweep_only,
+        )  # fmt: skip
     scene.round = scene.sweep_round.opened
 
 
@@ -162,17 +232,29 @@ def every_outcome_played(
     facts: RunRecord,
     sweep_ledgers: dict[str, SweepLedger],
     sweep_only: frozenset[str],
+    sweep_pools: dict[tuple[str, Decimal], SweepPool],
+    request: pytest.FixtureRequest,
 ) -> None:
     """Play the outcomes the sweep scenarios did not (all of them when run alone)."""
     scene.game = GAME_NAMES[name]
     ledger, table = _ledger(sweep_ledgers, scene.game), paytable(scene.game)
     missing = [o for o in all_outcomes(table) if tuple(o) not in ledger.returned]
+    pool = _pool(scene, request, sweep_pools, SWEEP_STAKE, sweep_only) if missing else None
+    if pool is not None:
+        pool.play(missing)
     for outcome in missing:
-        ledger.add(
-            play_outcome(
+        if pool is None:
+            report = play_outcome(
                 scene.adapter, table, scene.target.info, scene.table(), outcome, only=sweep_only
             )
-        )
+        else:
+            played = pool.round_of(outcome)  # every step's evidence this scenario's
+            for step in played.steps()[:-1]:
+                step.take(scene.recorder)
+            report = played.steps()[-1].take(scene.recorder)
+            if played.result is None:  # a step before the result failed without raising
+                raise HarnessError(f"the round for {outcome} was not played to its result")
+        ledger.add(report)
     facts.write(
         "rtp_outcomes_played",
         game=scene.game,

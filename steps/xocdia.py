@@ -9,16 +9,12 @@ from pytest_bdd import given, parsers, then, when
 
 from livecert.harness.attempts import refusal
 from livecert.harness.findings import HarnessError
+from livecert.harness.vocabulary import parse_tokens
 from livecert.suite.fixtures.scene import Scene
 from livecert.suite.steps.rounds import PAUSED
 from livecert.suite.steps.sweep import result_problem, settle_sweep
 
 TOKENS = r"(?P<tokens>\S+(?: \S+)*)"
-
-
-def parse_tokens(text: str) -> tuple[str, ...]:
-    """'w w r r' -> ('w', 'w', 'r', 'r'); kept as written, so a bad token can be refused."""
-    return tuple(text.split())
 
 
 # -- the dealer -----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-@sicbo @REG-SETTLE-01 @REG-MONEY-01
+@sicbo @timing @REG-SETTLE-01 @REG-MONEY-01
 Feature: Sic Bo: bets only during the countdown
   A new round opens with a countdown for placing bets; bets are taken only during it. A bet that
   arrives after the betting period, after the dealer closed it or after the result is refused and

@@ -1,4 +1,4 @@
-@xocdia @REG-SETTLE-01 @REG-MONEY-01
+@xocdia @timing @REG-SETTLE-01 @REG-MONEY-01
 Feature: Xoc Dia: bets only during the betting period
   During the betting period the dealer covers the plate and shakes; bets are taken then and only
   then. A bet after the countdown, after betting was closed or after the bowl was lifted is refused

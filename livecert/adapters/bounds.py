@@ -21,6 +21,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import requests
@@ -77,13 +78,15 @@ class Bounds:
         max_duration: float | None = None,
         ends_at: float | None = None,
         rate_limit: RequestRate | None = None,
+        rate_shared_by: Path | None = None,
     ) -> "Bounds":
         """The bounds of a run starting now: it ends `max_duration` seconds from now, or at
         `ends_at` when the process that started it says when (it counts the time before); its
-        requests keep to `rate_limit`."""
+        requests keep to `rate_limit`, counted in the file `rate_shared_by` when several
+        processes of the run send them."""
         if max_duration is not None and ends_at is None:
             ends_at = time.time() + max_duration
-        gate = RateGate(rate_limit) if rate_limit is not None else None
+        gate = RateGate(rate_limit, rate_shared_by) if rate_limit is not None else None
         return cls(request_deadline, max_answer_bytes, ends_at, max_duration, gate)
 
     def run_left(self) -> float | None:

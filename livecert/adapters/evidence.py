@@ -6,12 +6,14 @@ replaced by the role's environment variable so a report never leaks a token, and
 the run knows (livecert.adapters.secrets) is masked in an exchange when it is handed over.
 """
 
+import contextlib
 import dataclasses
 import json
 import math
 import shlex
 import statistics
 import threading
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
 from livecert.adapters.secrets import SECRETS
@@ -92,6 +94,7 @@ class ExchangeRecorder:
         self._exchanges: list[Exchange] = []
         self.count = 0
         self.elapsed_ms: dict[str, list[float]] = {}  # per operation, every request's time
+        self._thread = threading.local()  # where this thread's exchanges go while captured
 
     def next_seq(self) -> int:
         with self._lock:
@@ -99,21 +102,41 @@ class ExchangeRecorder:
             return self.count
 
     def add(self, exchange: Exchange) -> None:
+        captured = getattr(self._thread, "into", None)
         with self._lock:
-            self._exchanges.append(exchange)
+            (self._exchanges if captured is None else captured).append(exchange)
             if exchange.method != LAB_COMMAND:  # a request to the target, not a lab's command
                 self.elapsed_ms.setdefault(exchange.operation, []).append(exchange.elapsed_ms)
+
+    @contextlib.contextmanager
+    def capturing(self) -> Iterator[list[Exchange]]:
+        """This thread's exchanges kept apart while the block runs (a sweep round played in
+        advance, on another thread), for the scenario they belong to: `replay` hands them on."""
+        into: list[Exchange] = []
+        self._thread.into = into
+        try:
+            yield into
+        finally:
+            self._thread.into = None
+
+    def replay(self, exchanges: list[Exchange]) -> None:
+        """Exchanges captured earlier, now the evidence of the scenario running (their requests
+        were counted when they were made)."""
+        with self._lock:
+            self._exchanges.extend(exchanges)
 
     def latency(self) -> dict:
         """The requests the run sent and how long they took: in all and per operation, the
         count, the median and the 95th percentile in milliseconds."""
         with self._lock:
             by_operation = {op: list(times) for op, times in self.elapsed_ms.items()}
-        every = [t for times in by_operation.values() for t in times]
-        return {
-            **latency_of(every),
-            "by_operation": {op: latency_of(times) for op, times in sorted(by_operation.items())},
-        }
+        return latency_by_operation(by_operation)
+
+    def latency_samples(self) -> dict[str, list[float]]:
+        """Each request's time in milliseconds (to 0.01 ms), by operation: what the processes
+        of a run over workers add together (percentiles of parts do not make the whole's)."""
+        with self._lock:
+            return {op: [round(t, 2) for t in times] for op, times in self.elapsed_ms.items()}
 
     def snapshot(self) -> list[Exchange]:
         """The exchanges recorded so far, kept (for a failure's reproduction), secrets masked."""
@@ -127,6 +150,15 @@ class ExchangeRecorder:
         with self._lock:
             taken, self._exchanges = self._exchanges, []
         return [masked(ex) for ex in taken]
+
+
+def latency_by_operation(by_operation: dict[str, list[float]]) -> dict:
+    """Count, median and 95th percentile in all and per operation."""
+    every = [t for times in by_operation.values() for t in times]
+    return {
+        **latency_of(every),
+        "by_operation": {op: latency_of(times) for op, times in sorted(by_operation.items())},
+    }
 
 
 def latency_of(times_ms: list[float]) -> dict:

@@ -2,13 +2,18 @@
 that limits its callers. Every request of the run waits its turn before its own deadline starts,
 so a wait for the limit is never mistaken for a slow answer; the run's end bounds the wait.
 
-pyrate-limiter counts the requests (a sliding window), rather than a sleep loop of our own.
+pyrate-limiter counts the requests (a sliding window), rather than a sleep loop of our own. A run
+spread over several processes (`--workers`) counts them in one SQLite file under a file lock
+(pyrate-limiter's SQLiteBucket), so the rate holds for the run, not for each process.
 """
 
 import re
+import threading
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from pyrate_limiter import Duration, Limiter, Rate
+from pyrate_limiter import Duration, Limiter, Rate, SQLiteBucket
 
 _RATE = re.compile(r"\s*(\d+)\s*/\s*(s|sec|second|m|min|minute)\s*")
 _PER = {"s": Duration.SECOND, "m": Duration.MINUTE}
@@ -39,18 +44,35 @@ def parse_rate(text: str) -> RequestRate:
 
 @dataclass
 class RateGate:
-    """The run's one count of requests against its rate (shared by every adapter of the run)."""
+    """The run's one count of requests against its rate (shared by every adapter of the run,
+    and by every process of it through the file `shared_by`)."""
 
     rate: RequestRate
+    shared_by: Path | None = None
     _limiter: Limiter = field(init=False, repr=False)
+    _lock: threading.Lock = field(init=False, repr=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        self._limiter = Limiter(Rate(self.rate.count, _PER[self.rate.per]))
+        rates = [Rate(self.rate.count, _PER[self.rate.per])]
+        if self.shared_by is None:
+            self._limiter = Limiter(rates)
+            return
+        bucket = SQLiteBucket.init_from_file(rates, db_path=str(self.shared_by), use_file_lock=True)
+        self._limiter = Limiter(bucket)
 
     def wait(self, at_most: float | None) -> bool:
         """Wait for the request's turn, `at_most` seconds (None: as long as it takes); False
         when the turn did not come in that time."""
         if at_most is not None and at_most <= 0:
             return False
-        timeout = -1 if at_most is None else at_most
-        return bool(self._limiter.try_acquire("target", blocking=True, timeout=timeout))
+        ends = None if at_most is None else time.monotonic() + at_most
+        # one SQLite connection per process: its threads take turns
+        if not self._lock.acquire(timeout=-1 if at_most is None else at_most):
+            return False
+        try:
+            left = -1 if ends is None else ends - time.monotonic()
+            if ends is not None and left <= 0:
+                return False
+            return bool(self._limiter.try_acquire("target", blocking=True, timeout=left))
+        finally:
+            self._lock.release()

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from livecert import __version__
+from livecert.adapters.evidence import latency_by_operation
 from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.certify.scope import (
     DECLARED_ONLY,
@@ -269,10 +270,16 @@ def _reproductions(records: list[dict], limit: int = 50) -> list[dict]:
 
 
 def _latency(records: list[dict]) -> dict[str, Any] | None:
-    """The requests the run sent the target and how long they took (the pytest run's last
-    word); None when it never connected."""
-    found = next((r for r in reversed(records) if r["type"] == "latency"), None)
-    return {k: v for k, v in found.items() if k != "type"} if found else None
+    """The requests the run sent the target and how long they took, every process's samples
+    together (one per worker of a run over workers); None when it never connected."""
+    found = [r for r in records if r["type"] == "latency"]
+    if not found:
+        return None
+    merged: dict[str, list[float]] = {}
+    for record in found:
+        for operation, times in record.get("samples", {}).items():
+            merged.setdefault(operation, []).extend(times)
+    return latency_by_operation(merged)
 
 
 def _rtp(records: list[dict], games: tuple[str, ...], target: dict) -> dict[str, Any]:

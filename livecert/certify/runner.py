@@ -27,13 +27,14 @@ from xml.etree import ElementTree
 from livecert.adapters.bounds import (  # parse_size: the cli reads --max-answer-size through it
     DEFAULT_MAX_ANSWER_BYTES,
     DEFAULT_REQUEST_DEADLINE,
+    Bounds,
     parse_size,  # noqa: F401
 )
 from livecert.adapters.rate import (  # parse_rate: the cli reads --rate-limit through it
     RequestRate,
     parse_rate,  # noqa: F401
 )
-from livecert.adapters.registry import CANONICAL, is_canonical
+from livecert.adapters.registry import CANONICAL, AdapterOptions, is_canonical
 from livecert.adapters.secrets import (
     MIN_LENGTH,
     PIPE_VARIABLE,
@@ -44,6 +45,7 @@ from livecert.adapters.secrets import (
 )
 from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import is_contract_clause
+from livecert.certify.workers import ROUND_TRIP_OPERATION, WorkersChoice, choose_workers
 from livecert.harness.run_record import read_run_record
 from livecert.harness.sweep import sweep_only_problem
 from livecert.report import publish
@@ -80,6 +82,7 @@ class CertifyOptions:
     request_deadline: float = DEFAULT_REQUEST_DEADLINE  # seconds for one whole request
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     rate_limit: RequestRate | None = None  # --rate-limit: requests per second or minute
+    workers: int | None = None  # tables in play at once (None: chosen from the round trip)
     max_duration: float | None = None  # seconds for the whole run (None: no end)
     game: str = "all"
     report_dir: Path | None = None
@@ -196,10 +199,14 @@ def unexplained_stop(returncode: int, records: list[dict]) -> str | None:
 
 
 def pytest_command(
-    options: CertifyOptions, folder: Path, root: Path, ends_at: float | None = None
+    options: CertifyOptions,
+    folder: Path,
+    root: Path,
+    ends_at: float | None = None,
+    workers: WorkersChoice | None = None,
 ) -> list[str]:
     """The pytest command of the run; `ends_at` is when --max-duration ends (seconds since the
-    epoch, counted from when certify started)."""
+    epoch, counted from when certify started); `workers` spreads it over processes."""
     marker = " or ".join(options.games)
     rule_clauses = options.rule_clauses  # selecting only contract clauses runs them all
     if rule_clauses:
@@ -244,6 +251,10 @@ def pytest_command(
     ]
     if options.rate_limit is not None:
         command.append(f"--rate-limit={options.rate_limit}")
+    if workers is not None and workers.workers > 1:
+        command.append(f"--tables-in-play={workers.workers}")
+        if workers.processes > 1:  # scheduled with their groups (fixtures/workers.py)
+            command += ["-p", "xdist.plugin", f"--numprocesses={workers.processes}"]
     if options.max_duration is not None:
         ends_at = ends_at if ends_at is not None else time.time() + options.max_duration
         command += [f"--max-duration={options.max_duration:g}", f"--run-ends-at={ends_at:.3f}"]
@@ -377,7 +388,18 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
                     "cannot be kept out of the report; use a longer token",
                     file=sys.stderr,
                 )
-    command = pytest_command(options, folder, root, ends_at)
+    timeouts = (min(5.0, options.timeout), options.timeout)
+    adapter_options = AdapterOptions(
+        options.target_url, options.operator_token, options.dealer_token, timeouts,
+        Bounds.for_run(options.request_deadline, options.max_answer_bytes),
+    )  # fmt: skip
+    try:
+        workers = choose_workers(
+            options.workers, options.target_url, options.adapter, adapter_options
+        )
+    except ValueError as error:
+        raise CertifyError(str(error)) from None
+    command = pytest_command(options, folder, root, ends_at, workers)
     started = time.monotonic()
     returncode = _run_suite(command, env, options.output)
     elapsed = time.monotonic() - started
@@ -385,6 +407,8 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     leaked = guard_folder(folder)
     record_path = folder / "run-record.jsonl"
     records = read_run_record(record_path) if record_path.exists() else []
+    if workers.samples_ms:  # the reads that chose --workers auto were sent to the target too
+        records.append({"type": "latency", "samples": {ROUND_TRIP_OPERATION: workers.samples_ms}})
     if returncode not in (0, 1, 3) and not any(r["type"] == "target" for r in records):
         records.append(
             {
@@ -417,6 +441,11 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
             "max_answer_bytes": options.max_answer_bytes,
             "rate_limit": str(options.rate_limit) if options.rate_limit else None,
             "max_duration_seconds": options.max_duration,
+        },
+        "workers": {
+            "tables_in_play": workers.workers,
+            "processes": workers.processes,
+            "why": workers.why,
         },
         "report_dir": str(folder),
         "files": {

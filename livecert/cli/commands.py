@@ -151,6 +151,7 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
     if args.max_answer_size is not None:
         options.max_answer_bytes = args.max_answer_size
     options.rate_limit = args.rate_limit
+    options.workers = None if args.workers == "auto" else args.workers
     try:
         status, certificate, folder = certify(options)
     except CertifyError as error:
@@ -205,11 +206,11 @@ def run_selftest(args: argparse.Namespace, argv: list[str]) -> int:
     from livecert.certify.selftest import main as selftest_main
 
     try:
-        _settings(args, ("workers",))
+        _settings(args, ("selftest_workers",))
     except SettingsError as error:
         return _usage("selftest", str(error))
     chosen = [*args.fault, *(f.strip() for f in args.faults.split(",") if f.strip())]
-    return selftest_main(args.report_dir, args.workers, chosen, full=args.full)
+    return selftest_main(args.report_dir, args.selftest_workers, chosen, full=args.full)
 
 
 def run_report(args: argparse.Namespace, argv: list[str]) -> int:
@@ -238,7 +239,7 @@ def run_config(args: argparse.Namespace, argv: list[str]) -> int:
     from livecert.target_text import terminal_lines
 
     try:  # a size and a rate are read as certify reads them, the file once
-        resolved, config = _settings(args, (*CERTIFY_SETTINGS, "workers"))
+        resolved, config = _settings(args, (*CERTIFY_SETTINGS, "selftest_workers"))
     except SettingsError as error:
         return _usage("config", str(error))
     print(terminal_lines(describe(resolved, config)))

@@ -30,6 +30,7 @@ CERTIFY_SETTINGS = (
     "max_answer_size",
     "max_duration",
     "rate_limit",
+    "workers",
     "restart_hook",
     "restart_timeout",
     "clauses",
@@ -203,6 +204,16 @@ def certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     _setting(parser, "game", "which game to certify", None, choices=GAMES)
     _setting(
         parser,
+        "workers",
+        "tables in play at once: scenarios, sweep rounds and money sessions run at the same "
+        "time, each on tables and players of its own, in at most as many processes as the "
+        "machine has cores (pytest-xdist) and threads beyond; auto chooses from the target's "
+        "round trip (1 for the embedded reference), 1 runs everything one after another",
+        None,
+        metavar="N|auto",
+    )
+    _setting(
+        parser,
         "report_dir",
         "where to write the report (default reports/<timestamp>/ under the current folder, "
         "with reports/latest pointing at it)",
@@ -320,7 +331,14 @@ def selftest_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="where selftest.md and selftest.json go (default reports/selftest, or "
         "reports/selftest-full with --full)",
     )
-    _setting(selftest, "workers", "certifications run at the same time", None, metavar="N")
+    _setting(
+        selftest,
+        "selftest_workers",
+        "certifications run at the same time",
+        None,
+        "--workers",
+        metavar="N",
+    )
     selftest.add_argument(
         "--fault",
         action="append",
@@ -369,7 +387,7 @@ def config_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     config = sub.add_parser(
         "config",
         help="show the settings a run would use and where each comes from",
-        description="Print every setting of `livecert certify` (and selftest's workers) with "
+        description="Print every setting of `livecert certify` (and selftest's --workers) with "
         "its effective value and where it came from: the command line, the environment "
         f"(LIVECERT_*), the config file ({CONFIG_FILE} or [tool.livecert] in pyproject.toml) "
         "or the default; secrets are not shown. Then the file's [lab] fields. Exit status: 0, "

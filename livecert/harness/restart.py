@@ -54,8 +54,8 @@ class RestartHook(Protocol):
         ...
 
 
-def _record(recorder: ExchangeRecorder, shown: str, status: int | None, output: str, ms: float,
-            error: str | None = None) -> None:  # fmt: skip
+def record_restart(recorder: ExchangeRecorder, shown: str, status: int | None, output: str,
+                   ms: float, error: str | None = None) -> None:  # fmt: skip
     """A restart as evidence (the recorder masks the run's secrets when it hands it over)."""
     recorder.add(
         Exchange(
@@ -102,12 +102,12 @@ class CommandRestart:
                 self._failed(started, f"did not end within {self.timeout:g} s")
             sink.seek(0)
             output = sink.read()[-2000:].decode(errors="replace")
-        _record(self.recorder, self.command, status, output, _ms(started))
+        record_restart(self.recorder, self.command, status, output, _ms(started))
         if status != 0:
             raise RestartError(f"{self.what} exited {status}: {SECRETS.mask(output[-300:])!r}")
 
     def _failed(self, started: float, problem: str) -> NoReturn:
-        _record(self.recorder, self.command, None, "", _ms(started), problem)
+        record_restart(self.recorder, self.command, None, "", _ms(started), problem)
         raise RestartError(f"{self.what} {problem}")
 
 
@@ -135,9 +135,10 @@ class EmbeddedRestart:
         try:
             self.server.restart()
         except EmbeddedServerError as error:
-            _record(self.recorder, shown, None, "", (time.monotonic() - started) * 1000, str(error))
+            elapsed = (time.monotonic() - started) * 1000
+            record_restart(self.recorder, shown, None, "", elapsed, str(error))
             raise RestartError(f"the embedded reference did not restart: {error}") from None
-        _record(self.recorder, shown, 0, "", (time.monotonic() - started) * 1000)
+        record_restart(self.recorder, shown, 0, "", (time.monotonic() - started) * 1000)
 
 
 class OperationRestart:

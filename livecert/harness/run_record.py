@@ -4,33 +4,56 @@ The pytest plugin writes it while scenarios run; `livecert certify` reads it to 
 certificate. Keeping it a plain append-only file means a crashed run still leaves evidence of
 everything it got to. Every line is masked (livecert.adapters.secrets) before it is written: a
 message or an exchange quoting a token shows the token's name.
+
+Several processes write one record when the run is spread over workers (`--workers`): only the
+run's first process empties it, and every line goes in one `write` to a file opened for
+appending, under an exclusive lock, so no line is cut into by another's and none is lost.
 """
 
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any
 
 from livecert.adapters.secrets import SECRETS
 
+try:
+    import fcntl
+except ImportError:  # Windows: one process writes the record (--workers needs POSIX)
+    fcntl = None  # type: ignore[assignment]
+
 
 class RunRecord:
-    """Appends records to a JSON-lines file (or keeps nothing when no path is given)."""
+    """Appends records to a JSON-lines file (or keeps nothing when no path is given); `fresh`
+    empties it first (the run's first process), else it is added to (a worker of the run)."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, *, fresh: bool = True) -> None:
         self.path = path
         self._lock = threading.Lock()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text("", encoding="utf-8")
+            if fresh:
+                path.write_text("", encoding="utf-8")
+            else:
+                path.touch()
 
     def write(self, kind: str, **fields: Any) -> None:
         if self.path is None:
             return
         line = json.dumps({"type": kind, **fields}, default=str, ensure_ascii=False)
-        line = SECRETS.mask(line) or line
-        with self._lock, self.path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+        line = (SECRETS.mask(line) or line) + "\n"
+        data = line.encode("utf-8")
+        with self._lock:
+            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                if fcntl is not None:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX)  # other processes of the run wait
+                written = 0
+                while written < len(data):  # a write may take part of a long line
+                    written += os.write(descriptor, data[written:])
+            finally:
+                os.close(descriptor)  # closing lets the lock go
 
 
 def read_run_record(path: Path) -> list[dict[str, Any]]:

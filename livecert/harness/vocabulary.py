@@ -49,5 +49,10 @@ def parse_dice(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
+def parse_tokens(text: str) -> tuple[str, ...]:
+    """'w w r r' -> ('w', 'w', 'r', 'r'); kept as written, so a bad token can be refused."""
+    return tuple(text.split())
+
+
 def paytable(game: str = "sicbo") -> Paytable:
     return load_paytable(game)
