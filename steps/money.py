@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
 import allure
+import pytest
 from pytest_bdd import given, parsers, then, when
 
 from livecert.adapters import Refused
@@ -18,7 +19,9 @@ from livecert.harness.findings import ClauseFailure
 from livecert.harness.money_machine import (
     MachineWorld,
     MoneyBroken,
+    merged,
     run_money_machine,
+    session_shares,
     unproven_duties,
 )
 from livecert.harness.vocabulary import selection_code
@@ -148,32 +151,61 @@ def chosen_seed() -> int:
         r"(?P<steps>\d+) steps at a new (?P<name>Sic Bo|Xoc Dia) table"
     )
 )
-def money_machine(scene: Scene, examples: str, steps: str, name: str, facts) -> None:
+def money_machine(
+    scene: Scene, examples: str, steps: str, name: str, facts, request: pytest.FixtureRequest
+) -> None:
+    """The sessions: one machine, or with several tables in play (--workers) as many
+    independent machines at once as there are tables, each on a table and players of its own,
+    its share of the sessions, and its own seed (the first the scenario's, the next one more):
+    Hypothesis runs independent machines in threads, never one machine in several."""
     scene.game = GAMES[name]
-    world = MachineWorld(
-        scene.adapter,
-        scene.target.info,
-        scene.game,
-        scene.adapter.create_table(scene.game),
-        ledger=scene.checks,
-    )
+    tables = request.config.getoption("--tables-in-play")
+    shares = session_shares(int(examples), tables)
     seed_value, replay = announce_seed("money machine", "random_sessions", name)
+    worlds = [
+        MachineWorld(
+            scene.adapter,
+            scene.target.info,
+            scene.game,
+            scene.adapter.create_table(scene.game),
+            ledger=scene.checks,
+            reads_at_once=tables,
+        )
+        for _ in shares
+    ]
+
+    def run(index: int) -> MoneyBroken | None:
+        try:
+            run_money_machine(worlds[index], seed_value + index, shares[index], int(steps))
+        except MoneyBroken as broken:
+            return broken
+        return None
+
     try:
-        run_money_machine(world, seed_value, int(examples), int(steps))
+        if len(worlds) == 1:
+            broken = [run(0)]
+        else:
+            with ThreadPoolExecutor(len(worlds), thread_name_prefix="livecert-money") as pool:
+                broken = list(pool.map(run, range(len(worlds))))  # a target's error raised
         scene.machine_failure = None
-        if world.unexpected_refusals:
+        refusals = sum(w.unexpected_refusals for w in worlds)
+        if refusals:
             scene.machine_failure = (
-                f"{world.unexpected_refusals} action(s) refused that the rules allow (each judged "
-                f"on its own clause; seed {seed_value}; replay with: {replay})"
+                f"{refusals} action(s) refused that the rules allow (each judged on its own "
+                f"clause; seed {seed_value}; replay with: {replay})"
             )
             scene.machine_clauses = ()
-    except MoneyBroken as broken:
-        scene.machine_failure = f"{broken} (seed {seed_value}; replay with: {replay})"
-        scene.machine_clauses = broken.clauses
+        first = next(((i, b) for i, b in enumerate(broken) if b is not None), None)
+        if first is not None:
+            index, failure = first
+            again = replay.replace(f"SEED={seed_value}", f"SEED={seed_value + index}")
+            scene.machine_failure = f"{failure} (seed {seed_value + index}; replay with: {again})"
+            scene.machine_clauses = failure.clauses
     finally:
-        scene.unproven.update(unproven_duties(world))
+        whole = merged(worlds)
+        scene.unproven.update(unproven_duties(whole))
         allure.attach(
-            "\n".join(world.steps[-400:]),
+            "\n".join(whole.steps[-400:]),
             name=f"machine steps (seed {seed_value})",
             attachment_type=allure.attachment_type.TEXT,
         )
@@ -181,9 +213,10 @@ def money_machine(scene: Scene, examples: str, steps: str, name: str, facts) -> 
             "money_machine",
             game=scene.game,
             seed=seed_value,
-            rounds=world.rounds,
-            bets=world.bets,
-            steps=len(world.steps),
+            machines=len(worlds),
+            rounds=whole.rounds,
+            bets=whole.bets,
+            steps=len(whole.steps),
             failure=scene.machine_failure,
         )
 

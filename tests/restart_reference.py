@@ -5,6 +5,9 @@ It does not wait for the server to answer: the harness waits.
 
     python tests/restart_reference.py STATE.json          (start it the first time with --start)
 
+STATE.json names the port and the database, and may list seeded faults ("faults"), which the
+server is started with each time.
+
 Two test-only ways to restart it differently, each for this one restart:
 `--return-interrupted-rounds` (the reference's option: it cancels every unfinished round at
 start-up, each stake returned, the other way the rules allow) and `--duplicate-last-bet` (the
@@ -84,6 +87,8 @@ def main(state_file: str, start: bool = False, *how: str) -> int:
     if "--duplicate-last-bet" in how:
         duplicate_last_bets(state["db"])
     options = [o for o in how if o == "--return-interrupted-rounds"]
+    for fault in state.get("faults", []):  # seeded faults stay seeded across restarts
+        options += ["--fault", fault]
     state["pid"] = launch(state["port"], state["db"], *options)
     state["restarts"] = state.get("restarts", -1) + 1
     path.write_text(json.dumps(state), encoding="utf-8")

@@ -27,13 +27,15 @@ from fake_target import (
     oversized,
     send_json,
 )
-from samples import ROUND
+from samples import OPEN_BET, ROUND
 from vendor_support import MAPPING
 
 from livecert.adapters import Bounds, HttpAdapter, RunCut, TargetError
 from livecert.adapters.bounds import MIB, parse_size
 from livecert.adapters.mapping import MappingAdapter, load_mapping
 from livecert.adapters.mapping.document import MappingFile
+from livecert.adapters.model import PlayerHandle
+from livecert.certify.certificate import build_certificate
 from livecert.certify.doctor import FAIL, diagnose
 from livecert.suite.fixtures.options import answer_size, seconds
 
@@ -171,6 +173,48 @@ def test_a_503_to_a_result_is_not_sent_again_whatever_its_retry_after() -> None:
     with fake_target(behaviour) as url:
         error, _ = timed(lambda: canonical(url).enter_result("r1", (1, 2, 3)))
     assert len(seen) == 1 and "answered 503" in error.detail
+
+
+def test_a_429_to_a_write_without_an_idempotency_key_is_a_target_error_naming_it() -> None:
+    """A result entered twice could settle twice: the 429 is not waited for, and says why."""
+    behaviour, seen = retry_after((429, "0"), lambda h: send_json(h, 200, ROUND))
+    with fake_target(behaviour) as url:
+        adapter = canonical(url)
+        error, _ = timed(lambda: adapter.enter_result("r1", (1, 2, 3)))
+    assert len(seen) == 1 and error.answered == 429
+    assert "answered 429 (too many requests) to a write that carries no idempotency key" in (
+        error.detail
+    )
+    assert "--rate-limit" in error.detail and adapter.recorder.throttled == 1
+
+
+def test_a_429_to_a_slip_with_its_key_is_waited_for_and_sent_again_with_the_same_key() -> None:
+    keys: list[str | None] = []
+
+    def slip(handler: BaseHTTPRequestHandler) -> None:
+        send_json(handler, 201, {"bets": [OPEN_BET], "balance": "99.00"})
+
+    behaviour, seen = retry_after((429, "0"), slip)
+
+    def keyed(handler: BaseHTTPRequestHandler) -> None:
+        keys.append(handler.headers.get("Idempotency-Key"))
+        behaviour(handler)
+
+    with fake_target(keyed) as url:
+        adapter = canonical(url)
+        placed = adapter.place_bets(PlayerHandle("p1", "pl-token"), "r1", [("SMALL", "1.00")])
+    assert [b.bet_id for b in placed] == ["b1"] and len(seen) == 2
+    assert keys[0] and keys == [keys[0], keys[0]]  # the server can tell the two apart
+    assert adapter.recorder.throttled == 1  # counted for the certificate
+
+
+def test_the_certificate_counts_the_429s_of_every_process() -> None:
+    records = [
+        {"type": "latency", "samples": {"read the round": [1.0, 3.0]}, "throttled": 2},
+        {"type": "latency", "samples": {"read the round": [2.0]}, "throttled": 1},
+    ]
+    latency = build_certificate(records, ("sicbo",), {})["latency"]
+    assert (latency["requests"], latency["median_ms"], latency["throttled"]) == (3, 2.0, 3)
 
 
 def test_the_runs_end_cuts_the_request_in_flight_and_sends_no_other() -> None:

@@ -20,7 +20,9 @@ from livecert.certify.doctor import (
     Check,
     diagnose,
     diagnose_reference,
+    slow_answers,
 )
+from livecert.certify.workers import advised_workers
 from livecert.cli import main
 
 
@@ -250,3 +252,28 @@ def test_the_doctor_measures_the_round_trip_and_what_it_costs_a_run() -> None:
     minutes = FULL_RUN_REQUESTS * median / 1000 / 60  # 7,831 x 0.05 s: about 6.5 minutes
     assert f"about {minutes:.1f} minutes of waiting" in line
     assert "over 8 requests" in line  # info, two whoami, five more reads of info
+    advice = [c.what for c in diagnosis.checks if c.what.startswith("advice")]
+    assert advice[0].startswith(f"advice: --workers {advised_workers(median)} ")
+    assert advised_workers(median) >= 7  # (50 + 8) / 8 at least
+    [slow] = [c for c in diagnosis.checks if c.what.startswith("slow to answer")]
+    assert slow.status == WARN and "TCP_NODELAY" in slow.advice  # connecting takes no 50 ms
+
+
+@pytest.mark.parametrize(
+    ("median_ms", "connect_ms", "slow"),
+    [
+        (41.0, 0.2, True),  # Nagle with delayed ACK: about 40 ms an answer, next door
+        (25.0, 0.5, True),
+        (15.0, 0.5, False),  # less than 20 ms above the round trip: not worth saying
+        (90.0, 30.0, False),  # far away, and answering at once: the network's time
+        (130.0, 30.0, True),
+        (40.0, None, False),  # the connection could not be timed: nothing said
+    ],
+)
+def test_a_target_is_named_slow_only_when_its_answers_outlast_the_network(
+    median_ms: float, connect_ms: float | None, slow: bool
+) -> None:
+    said = slow_answers(median_ms, connect_ms)
+    assert (said is not None) is slow
+    if said:
+        assert f"a request takes {median_ms:g} ms (median)" in said

@@ -20,6 +20,7 @@ from livecert.certify.workers import (
     on_this_machine,
     shared_state,
 )
+from livecert.harness.money_machine import session_shares
 from livecert.harness.run_record import RunRecord, read_run_record
 from livecert.harness.workers import ScenarioGate
 from livecert.reference.faults import FAULTS
@@ -244,3 +245,23 @@ def test_the_sweep_played_ahead_fails_the_payout_and_keeps_each_rounds_evidence(
         "close betting",
         "enter the result",
     ]
+
+
+@pytest.mark.parametrize(
+    ("sessions", "machines", "shares"),
+    [(8, 1, [8]), (8, 3, [3, 3, 2]), (8, 16, [1] * 8), (2, 4, [1, 1]), (8, 2, [4, 4])],
+)
+def test_the_sessions_are_shared_out_evenly(sessions: int, machines: int, shares: list) -> None:
+    assert session_shares(sessions, machines) == shares
+
+
+def test_money_sessions_at_once_still_catch_a_money_fault(tmp_path) -> None:
+    fault = "cancel-refunds-twice"
+    args = ["--no-html", "--game", "xocdia", f"--reference-fault={fault}", "--workers", "4"]
+    status, certificate, output = certify(tmp_path, *args)
+    assert status == 1, output
+    assert _failed(certificate) == set(FAULTS[fault].clauses)
+    [machine] = [
+        r for r in read_run_record(tmp_path / "run-record.jsonl") if r["type"] == "money_machine"
+    ]
+    assert machine["machines"] == 4 and machine["failure"]  # four independent sessions

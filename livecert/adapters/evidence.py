@@ -86,6 +86,9 @@ def clip(text: str | None) -> str | None:
     return text[:_BODY_LIMIT] + f"... [{len(text) - _BODY_LIMIT} more characters]"
 
 
+TOO_MANY_REQUESTS = 429
+
+
 class ExchangeRecorder:
     """Keeps exchanges in order until a scenario takes them as its evidence."""
 
@@ -95,6 +98,7 @@ class ExchangeRecorder:
         self.count = 0
         self.elapsed_ms: dict[str, list[float]] = {}  # per operation, every request's time
         self._thread = threading.local()  # where this thread's exchanges go while captured
+        self.throttled = 0  # answers 429 (too many requests): the run went faster than allowed
 
     def next_seq(self) -> int:
         with self._lock:
@@ -107,6 +111,7 @@ class ExchangeRecorder:
             (self._exchanges if captured is None else captured).append(exchange)
             if exchange.method != LAB_COMMAND:  # a request to the target, not a lab's command
                 self.elapsed_ms.setdefault(exchange.operation, []).append(exchange.elapsed_ms)
+                self.throttled += exchange.status == TOO_MANY_REQUESTS
 
     @contextlib.contextmanager
     def capturing(self) -> Iterator[list[Exchange]]:

@@ -3,10 +3,11 @@ attempt, and what went wrong on the wire in words a lab can act on.
 
 A request is sent again only when it cannot have reached the target (no connection was made),
 or when the caller says re-sending cannot apply anything twice and the connection broke; at most
-CONNECT_RETRIES times. A 429 (and a 503 where re-sending is safe) with a Retry-After is sent
-again after that wait, when the wait fits in what is left of the request's deadline and the
-run. Every attempt is recorded, the failed ones too; the whole request, its attempts and waits,
-stays within one deadline (livecert.adapters.bounds).
+CONNECT_RETRIES times. A 429 (and a 503) with a Retry-After is sent again after that wait, when
+re-sending is safe (a read, a write with an idempotency key) and the wait fits in what is left
+of the request's deadline and the run; a 429 to a write that is not safe to send again is a
+target error naming it. Every attempt is recorded, the failed ones too; the whole request, its
+attempts and waits, stays within one deadline (livecert.adapters.bounds).
 """
 
 import time
@@ -19,9 +20,10 @@ from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from livecert.adapters.bounds import AnswerTooLarge, Bounds, Deadline, DeadlinePassed
 from livecert.adapters.errors import RunCut, TargetError
-from livecert.adapters.evidence import Exchange, ExchangeRecorder, clip
+from livecert.adapters.evidence import TOO_MANY_REQUESTS, Exchange, ExchangeRecorder, clip
 
 CONNECT_RETRIES = 2
+TOO_MANY = TOO_MANY_REQUESTS
 RETRY_AFTER_WAITS = 3  # at most this many waits a target may ask for, per request
 
 
@@ -141,6 +143,15 @@ def send_recorded(
         exchange.elapsed_ms = (time.perf_counter() - started) * 1000
         exchange.status, exchange.response_body = response.status_code, clip(response.text)
         recorder.add(exchange)
+        if response.status_code == TOO_MANY and not resend_safe:
+            raise TargetError(
+                operation,
+                f"answered {TOO_MANY} (too many requests) to a write that carries no idempotency "
+                "key: it cannot be sent again without risking it twice; keep the run under the "
+                "server's limit with --rate-limit",
+                request_line,
+                TOO_MANY,
+            )
         wait = retry_after(response, resend_safe)
         if wait is None or waits >= RETRY_AFTER_WAITS:
             return response, exchange

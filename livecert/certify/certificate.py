@@ -271,7 +271,8 @@ def _reproductions(records: list[dict], limit: int = 50) -> list[dict]:
 
 def _latency(records: list[dict]) -> dict[str, Any] | None:
     """The requests the run sent the target and how long they took, every process's samples
-    together (one per worker of a run over workers); None when it never connected."""
+    together (one per worker of a run over workers), and how many it answered 429 (too many
+    requests: waited for and sent again where safe); None when it never connected."""
     found = [r for r in records if r["type"] == "latency"]
     if not found:
         return None
@@ -279,7 +280,8 @@ def _latency(records: list[dict]) -> dict[str, Any] | None:
     for record in found:
         for operation, times in record.get("samples", {}).items():
             merged.setdefault(operation, []).extend(times)
-    return latency_by_operation(merged)
+    throttled = sum(record.get("throttled", 0) for record in found)
+    return {**latency_by_operation(merged), "throttled": throttled}
 
 
 def _rtp(records: list[dict], games: tuple[str, ...], target: dict) -> dict[str, Any]:

@@ -14,8 +14,11 @@ The probe's round is played in probe.py; the answer, one line per check, is diag
 """
 
 import contextlib
+import socket
+import time
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from livecert.adapters import CredentialsError, TargetError, TargetInfo
 from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds
@@ -31,6 +34,7 @@ from livecert.adapters.registry import (
 )
 from livecert.certify.diagnosis import FAIL, OK, WARN, Check, Diagnosis
 from livecert.certify.probe import ANSWERS_ADVICE, _probe
+from livecert.certify.workers import advised_workers
 from livecert.contract import ContractViolation, load_contract
 from livecert.harness.capabilities import ANOTHER_PATH, CAPABILITIES
 from livecert.harness.embedded import EmbeddedServer, EmbeddedServerError
@@ -173,6 +177,58 @@ def _round_trip(adapter: Any, diagnosis: Diagnosis) -> None:
         f"{latency['requests']} requests; a whole certification of both games sends about "
         f"{FULL_RUN_REQUESTS:,} one after another, about {minutes:.1f} minutes of waiting at "
         "this round trip",
+    )
+    workers = advised_workers(median)
+    diagnosis.add(
+        OK,
+        f"advice: --workers {workers} (tables in play at once; `auto` chooses the same from "
+        "the round trip)"
+        if workers > 1
+        else "advice: --workers 1: at this round trip the harness's own work is the bound, "
+        "so overlapping requests would not shorten the run",
+    )
+    connect_ms = connect_time(getattr(adapter, "base_url", None))
+    slow = slow_answers(median, connect_ms)
+    if slow:
+        diagnosis.add(WARN, slow, NAGLE_ADVICE)
+
+
+SLOW_FACTOR = 4  # a median this many times the connection's round trip, and
+SLOW_MARGIN_MS = 20.0  # this much above it, is the target's own slowness, not the network's
+NAGLE_ADVICE = (
+    "if each answer takes about 40 ms, the server likely writes it in pieces with Nagle's "
+    "algorithm on while this machine delays its ACK: set TCP_NODELAY on the server's sockets"
+)
+
+
+def connect_time(url: str | None, tries: int = 3) -> float | None:
+    """The fastest of a few TCP connections to the target's host, in ms: the network's round
+    trip (the handshake), without the server's work; None when it cannot be measured."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    times = []
+    for _ in range(tries):
+        started = time.perf_counter()
+        try:
+            with socket.create_connection((parts.hostname or "", port), timeout=5):
+                times.append((time.perf_counter() - started) * 1000)
+        except OSError:
+            return None
+    return min(times)
+
+
+def slow_answers(median_ms: float, connect_ms: float | None) -> str | None:
+    """What to say of a target whose answers take much longer than the network's round trip
+    (its own slowness: a run waits on it, request after request), or None."""
+    if connect_ms is None:
+        return None
+    if median_ms < SLOW_FACTOR * connect_ms or median_ms - connect_ms < SLOW_MARGIN_MS:
+        return None
+    return (
+        f"slow to answer: a request takes {median_ms:g} ms (median) though connecting takes "
+        f"{connect_ms:.1f} ms: the time is the server's, not the network's"
     )
 
 

@@ -69,6 +69,17 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
             f"{latency['median_ms']} ms, p95 {latency['p95_ms']} ms; slowest operation "
             f"{slowest[0]} (p95 {slowest[1]['p95_ms']} ms)"
         )
+        workers = certificate["run"].get("workers")
+        if workers and workers["tables_in_play"] > 1:
+            lines.append(
+                f"  workers: {workers['tables_in_play']} tables in play, "
+                f"{workers['processes']} process(es) ({workers['why']})"
+            )
+        if latency.get("throttled"):
+            lines.append(
+                f"  {latency['throttled']:,} answer(s) 429 (too many requests): waited for and "
+                "sent again; --rate-limit keeps a run under the server's limit"
+            )
     for reason in certificate["verdict_reasons"]:
         lines.append(f"  {reason}")
     lines.append(f"  report: {folder}/")

@@ -9,6 +9,7 @@ and held, the evidence of every failed check and one sample of the held ones: a 
 makes 23,760 settlement checks, and one line each would drown the record.
 """
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,7 @@ class CheckLedger:
         self.judged = frozenset(judged)
         self.clauses: dict[str, ClauseTally] = {}
         self.untagged: dict[str, ClauseTally] = {}
+        self._lock = threading.RLock()  # several money sessions of a scenario book at once
 
     def __repr__(self) -> str:
         return f"CheckLedger({len(self.clauses)} clauses judged)"
@@ -61,11 +63,12 @@ class CheckLedger:
 
     def held(self, clauses: Iterable[str], what: str) -> None:
         """A check for `clauses` ran and held; `what` says what it saw (kept once as a sample)."""
-        for tally in self._tallies(clauses):
-            tally.ran += 1
-            tally.held += 1
-            if tally.sample is None:
-                tally.sample = what[:EVIDENCE_LIMIT]
+        with self._lock:
+            for tally in self._tallies(clauses):
+                tally.ran += 1
+                tally.held += 1
+                if tally.sample is None:
+                    tally.sample = what[:EVIDENCE_LIMIT]
 
     def failed(self, clauses: Iterable[str], evidence: str) -> ClauseFailure:
         """A check for `clauses` failed: recorded; the ClauseFailure to raise is returned."""
@@ -77,12 +80,13 @@ class CheckLedger:
         """Book a ClauseFailure (once: a failure raised through `failed` is already booked).
         `judge_untagged` is for a finding of its own, like the contract's: an answer naming
         another round fails its operation's duty in whatever scenario met it."""
-        if failure.booked:
-            return
-        failure.booked = True
-        for tally in self._tallies(failure.clauses, judge_untagged):
-            tally.ran += 1
-            tally.failures.append(str(failure)[:EVIDENCE_LIMIT])
+        with self._lock:
+            if failure.booked:
+                return
+            failure.booked = True
+            for tally in self._tallies(failure.clauses, judge_untagged):
+                tally.ran += 1
+                tally.failures.append(str(failure)[:EVIDENCE_LIMIT])
 
     def check(self, ok: bool, clauses: Iterable[str], failure: str, held: str = "") -> None:
         """One check: held when `ok`, else raise the ClauseFailure saying `failure`."""

@@ -16,6 +16,7 @@ import contextlib
 import functools
 import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -96,6 +97,17 @@ class MachineWorld:
     settled_bets: int = 0  # bets checked against the oracle at a result (REG-SETTLE-01)
     ledger: CheckLedger = field(default_factory=lambda: CheckLedger(()))  # the scenario's checks
     unexpected_refusals: int = 0
+    reads_at_once: int = 1  # the balances after a step read at the same time (--workers)
+
+    def balances(self, handles: dict[str, PlayerHandle]) -> dict[str, Decimal]:
+        """Every player's balance now: one after another, or all at once (independent reads of
+        a state no request is changing; the chain of a session waits one round trip for them)."""
+        if self.reads_at_once <= 1 or len(handles) <= 1:
+            return {name: self.adapter.balance(handle) for name, handle in handles.items()}
+        workers = min(self.reads_at_once, len(handles))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="livecert-read") as pool:
+            read = dict(zip(handles, pool.map(self.adapter.balance, handles.values()), strict=True))
+        return read
 
     def refused(self, refused: Refused, clauses: tuple[str, ...], what: str) -> None:
         """A refusal the model did not expect: the refused action's finding; the session goes
@@ -337,8 +349,9 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         @invariant()
         @stops_at_first_failure
         def money_is_conserved(self) -> None:
+            balances = world.balances(self.handles)
             for name, handle in self.handles.items():
-                balance = world.adapter.balance(handle)
+                balance = balances[name]
                 if real_balance(world.adapter, handle, balance) < 0:
                     raise MoneyBroken(f"{name}'s balance is below zero: {balance}", (BALANCE,))
                 if not surplus(world.adapter, handle):  # a lent account's: holds by construction
@@ -370,6 +383,30 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 release(list(self.handles.values()))
 
     return MoneyMachine
+
+
+def session_shares(sessions: int, machines: int) -> list[int]:
+    """`sessions` shared out among at most `machines` machines, as evenly as can be (none
+    empty): 8 over 3 is [3, 3, 2]."""
+    count = max(1, min(machines, sessions))
+    return [sessions // count + (1 if i < sessions % count else 0) for i in range(count)]
+
+
+def merged(worlds: list[MachineWorld]) -> MachineWorld:
+    """What several machines of one scenario did, together (their counts and their steps,
+    each step named by its machine when there are several)."""
+    if len(worlds) == 1:
+        return worlds[0]
+    first = worlds[0]
+    whole = MachineWorld(first.adapter, first.info, first.game, first.table_id)
+    for index, world in enumerate(worlds, 1):
+        whole.steps += [f"[machine {index}] {step}" for step in world.steps]
+        whole.rounds += world.rounds
+        whole.bets += world.bets
+        whole.resumes_with_bets += world.resumes_with_bets
+        whole.settled_bets += world.settled_bets
+        whole.unexpected_refusals += world.unexpected_refusals
+    return whole
 
 
 def unproven_duties(world: MachineWorld) -> dict[str, str]:

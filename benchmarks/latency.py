@@ -1,0 +1,235 @@
+"""A certification through a loopback proxy that adds a round trip, for 1 and N workers.
+
+Labs certify remote staging servers, where each request waits a round trip. The proxy stands in
+front of a reference server and holds every chunk it relays for half the round trip, each way,
+so an exchange of one request and its answer takes the round trip more than on loopback. It
+counts the requests that pass it (each chunk from the client that starts with an HTTP method),
+and it is bounded: it exits by itself after --proxy-seconds.
+
+Each run is `livecert certify --no-html --target-url <proxy>` against a reference the lab runs
+(tests/restart_reference.py, on a fresh database, with the seeded faults asked for), with its
+tokens and its restart hook, so the harness talks to the target only through the proxy and the
+interrupted games are tested as on a lab's server. For every round trip and worker count
+it prints the wall time of certify, the requests the proxy relayed, the verdict and the failed
+clauses, side by side in one table (Markdown, for benchmarks/README.md).
+
+    python benchmarks/latency.py                          # 0, 10, 50 ms; 1 and 16 workers
+    python benchmarks/latency.py --rtt 50 --workers 16 --game xocdia
+    python benchmarks/latency.py --rtt 50 --workers 1 --workers 16 --fault two-two-pays-1-to-1
+    python benchmarks/latency.py --rate-limit 20/s --rtt 0 --workers 4 --game xocdia
+"""
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from livecert.harness.embedded import free_port
+
+HOOK = Path(__file__).resolve().parents[1] / "tests" / "restart_reference.py"
+TOKENS = {
+    "LIVECERT_OPERATOR_TOKEN": "op-latency-bench",
+    "LIVECERT_DEALER_TOKEN": "dl-latency-bench",
+}
+
+METHODS = (b"GET ", b"POST ", b"PUT ", b"PATCH ", b"DELETE ", b"HEAD ")
+
+
+@dataclass
+class DelayProxy:
+    """A TCP relay on a free loopback port to `upstream`, each chunk held `rtt_ms` / 2 each way
+    (in order, without holding the chunks behind it); it stops after `lifetime` seconds."""
+
+    upstream: tuple[str, int]
+    rtt_ms: float
+    lifetime: float = 3600.0
+    port: int = 0
+    requests: int = 0
+    moments: list[float] = field(default_factory=list)  # when each request reached the proxy
+    _loop: asyncio.AbstractEventLoop | None = None
+    _ready: threading.Event = field(default_factory=threading.Event)
+
+    def start(self) -> "DelayProxy":
+        threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True).start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the proxy did not start")
+        return self
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        async with server:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(server.serve_forever(), self.lifetime)
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self.upstream)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(
+            self._pipe(reader, up_writer, count=True),
+            self._pipe(up_reader, writer, count=False),
+            return_exceptions=True,
+        )
+
+    async def _pipe(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, count: bool
+    ) -> None:
+        """Relay chunks in order, each written half the round trip after it arrived."""
+        queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
+        half = self.rtt_ms / 2000
+
+        async def deliver() -> None:
+            while True:
+                due, chunk = await queue.get()
+                if not chunk:
+                    break
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
+                writer.write(chunk)
+                await writer.drain()
+            writer.close()
+
+        delivering = asyncio.create_task(deliver())
+        try:
+            while chunk := await reader.read(65536):
+                if count and chunk.startswith(METHODS):
+                    self.requests += 1
+                    self.moments.append(time.monotonic())
+                queue.put_nowait((time.monotonic() + half, chunk))
+        except (ConnectionError, OSError):
+            pass
+        queue.put_nowait((0.0, b""))
+        with contextlib.suppress(ConnectionError, OSError):
+            await delivering
+
+
+@dataclass
+class Measured:
+    rtt_ms: float
+    workers: int
+    seconds: float
+    requests: int
+    verdict: str
+    failed: list[str]
+    peak_per_second: int
+
+
+@contextlib.contextmanager
+def lab_reference(faults: list[str]) -> Iterator[tuple[int, Path]]:
+    """A reference server the lab runs, on a fresh database: its port and its hook's state."""
+    folder = Path(tempfile.mkdtemp(prefix="livecert-latency-lab-"))
+    state = folder / "state.json"
+    port = free_port()
+    state.write_text(json.dumps({"port": port, "db": str(folder / "lab.db"), "faults": faults}))
+    env = {**os.environ, **TOKENS}
+    subprocess.run([sys.executable, str(HOOK), str(state), "--start"], env=env, check=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+            break
+        time.sleep(0.05)
+    try:
+        yield port, state
+    finally:
+        with contextlib.suppress(ProcessLookupError, KeyError):
+            os.kill(json.loads(state.read_text())["pid"], signal.SIGKILL)
+
+
+def certify_through(
+    proxy_url: str, state: Path, game: str, workers: int, rate: str | None
+) -> tuple[float, dict]:
+    folder = Path(tempfile.mkdtemp(prefix="livecert-latency-"))
+    env = {**os.environ, **TOKENS}
+    command = [
+        sys.executable, "-m", "livecert.cli", "certify", "--no-html", "--quiet",
+        "--target-url", proxy_url, "--game", game, "--workers", str(workers),
+        "--restart-hook", f"{sys.executable} {HOOK} {state}", "--report-dir", str(folder),
+    ]  # fmt: skip
+    if rate:
+        command += ["--rate-limit", rate]
+    started = time.monotonic()
+    subprocess.run(command, env=env, capture_output=True, timeout=3600, check=False)
+    seconds = time.monotonic() - started
+    certificate = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
+    return seconds, certificate
+
+
+def peak_per_second(moments: list[float]) -> int:
+    """The most requests the proxy saw in any one second (a sliding window)."""
+    best, start = 0, 0
+    for end, moment in enumerate(moments):
+        while moment - moments[start] >= 1.0:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+
+
+def measure(args: argparse.Namespace) -> list[Measured]:
+    results = []
+    for rtt in args.rtt:
+        for workers in args.workers:
+            with lab_reference(args.fault) as (port, state):  # a fresh database each run
+                proxy = DelayProxy(("127.0.0.1", port), rtt, lifetime=args.proxy_seconds).start()
+                seconds, certificate = certify_through(
+                    f"http://127.0.0.1:{proxy.port}", state, args.game, workers, args.rate_limit
+                )
+            failed = sorted(c for c, v in certificate["clauses"].items() if v["status"] == "failed")
+            peak = peak_per_second(sorted(proxy.moments))
+            verdict = certificate["verdict"]
+            results.append(Measured(rtt, workers, seconds, proxy.requests, verdict, failed, peak))
+            print(f"# {results[-1]}", file=sys.stderr, flush=True)
+    return results
+
+
+def table(results: list[Measured]) -> str:
+    lines = [
+        "| round trip | workers | wall | requests | peak per second | verdict | failed clauses |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        failed = ", ".join(r.failed) or "none"
+        lines.append(
+            f"| {r.rtt_ms:g} ms | {r.workers} | {r.seconds:.1f} s | {r.requests:,} | "
+            f"{r.peak_per_second} | {r.verdict} | {failed} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rtt", type=float, action="append", help="ms; repeatable")
+    parser.add_argument("--workers", type=int, action="append", help="repeatable")
+    parser.add_argument("--game", default="all", choices=("sicbo", "xocdia", "all"))
+    parser.add_argument("--fault", action="append", default=[], help="a seeded fault")
+    parser.add_argument("--rate-limit", default=None, help="passed to certify, e.g. 20/s")
+    parser.add_argument("--proxy-seconds", type=float, default=1800.0, help="the proxy's life")
+    args = parser.parse_args(argv)
+    args.rtt = args.rtt or [0.0, 10.0, 50.0]
+    args.workers = args.workers or [1, 16]
+    results = measure(args)
+    print(table(results))
+    verdicts = Counter((r.verdict, tuple(r.failed)) for r in results)
+    if len(verdicts) > 1:
+        print("\nthe runs' verdicts differ", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
