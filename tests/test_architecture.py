@@ -40,6 +40,14 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.suite.location",  # where the features are; the suite runs in a subprocess
         "livecert.settings",  # the settings' variables, kept from the suite's run
     ),
+    "livecert.load": (  # drives the target on Locust; imported only by `livecert load`
+        TEXT,
+        "livecert.load",
+        "livecert.harness",
+        "livecert.adapters",
+        "livecert.rules",
+        "livecert.contract",
+    ),
     "livecert.settings": (),
     "livecert.__main__": ("livecert.cli",),
     "livecert.cli": (
@@ -47,6 +55,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.cli",
         "livecert.settings",
         "livecert.certify",
+        "livecert.load",  # `livecert load`, imported when that command runs (Locust's gevent)
         "livecert.rules",
         "livecert.contract",
         "livecert.reference.serve",

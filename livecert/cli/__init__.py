@@ -48,6 +48,7 @@ def _main(argv: list[str] | None = None) -> int:
         "selftest": commands.run_selftest,
         "report": commands.run_report,
         "config": commands.run_config,
+        "load": commands.run_load,
     }.get(args.command)
     if run is None:
         parser.print_help()

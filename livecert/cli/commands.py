@@ -7,6 +7,7 @@ them, so that `--help`, `config` and a usage error stay instant.
 """
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -244,3 +245,35 @@ def run_config(args: argparse.Namespace, argv: list[str]) -> int:
         return _usage("config", str(error))
     print(terminal_lines(describe(resolved, config)))
     return 0
+
+
+def run_load(args: argparse.Namespace, argv: list[str]) -> int:
+    """`livecert load`: imported here, since Locust patches the process for gevent."""
+    import json
+
+    try:
+        from livecert.load.runner import LoadOptions, merge, run_load, summary
+    except ImportError as error:
+        return _usage("load", f"needs Locust: pip install 'livecert[load]' ({error})")
+    if args.merge is not None:
+        merged = merge(args.merge)
+        print(json.dumps(merged, indent=2))
+        return {"compliant": 0, "non-compliant": 1}.get(merged["verdict"], 2)
+    url = args.target_url or os.environ.get("LIVECERT_TARGET_URL")
+    operator = os.environ.get("LIVECERT_OPERATOR_TOKEN")
+    dealer = os.environ.get("LIVECERT_DEALER_TOKEN")
+    if url and not (operator and dealer):
+        return _usage(
+            "load", "a target URL needs LIVECERT_OPERATOR_TOKEN and LIVECERT_DEALER_TOKEN"
+        )
+    if url and args.reference_fault:
+        return _usage("load", "--reference-fault applies to the embedded reference, not a URL")
+    options = LoadOptions(
+        url, operator, dealer, args.players, args.tables, args.game, args.duration,
+        args.spawn_rate, tuple(args.reference_fault), args.report_dir,
+    )  # fmt: skip
+    status, report = run_load(options)
+    from livecert.target_text import terminal_lines
+
+    print(terminal_lines(summary(report, args.report_dir)))
+    return status
