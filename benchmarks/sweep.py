@@ -24,16 +24,20 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
+import requests
+
 import livecert.harness.sweep as sweep_module
 from livecert.adapters.evidence import Exchange
 from livecert.adapters.http import HttpAdapter
 from livecert.contract import Contract, load_contract
+from livecert.harness.dealer import DEFAULT_COUNTDOWN_MS
 from livecert.harness.embedded import EmbeddedServer
 from livecert.harness.sweep import play_outcome
 from livecert.rules import all_outcomes, load_paytable
@@ -104,6 +108,57 @@ class RunFigures:
     mismatches: int
     operation_median_ms: dict[str, float] = field(default_factory=dict)
     operation_count: dict[str, int] = field(default_factory=dict)
+    plain_s: float = 0.0  # a plain requests loop sending the same requests, same server, same run
+    plain_requests: int = 0
+
+    @property
+    def plain_ratio(self) -> float:
+        return self.wall_s / self.plain_s if self.plain_s else float("nan")
+
+
+def plain_loop(
+    url: str, operator_token: str, dealer_token: str, game: str, table_id: str, outcomes: list
+) -> tuple[float, int]:
+    """The sweep's requests sent by a plain `requests` loop: the same paths and bodies (a
+    player with the stakes' balance, a round with the harness's countdown, for Xoc Dia its
+    shake, one slip of every selection at 1.00, the close, the result), each answer parsed as
+    JSON and nothing checked. Its wall time, and the requests it sent."""
+    codes = [s.code for s in load_paytable(game).selections]
+    slip = json.dumps(
+        {"bets": [{"selection": c, "stake": "1.00"} for c in codes]}, separators=(",", ":")
+    )
+    operator = {"Authorization": f"Bearer {operator_token}", "Content-Type": "application/json"}
+    dealer = {"Authorization": f"Bearer {dealer_token}", "Content-Type": "application/json"}
+    session = requests.Session()
+    session.trust_env = False
+    sent = 0
+
+    def post(path: str, body: str, headers: dict[str, str]) -> Any:
+        nonlocal sent
+        sent += 1
+        answer = session.post(url + path, data=body, headers=headers, timeout=30)
+        answer.raise_for_status()
+        return answer.json()
+
+    started = time.perf_counter()
+    for outcome in outcomes:
+        player = post("/v1/players", json.dumps({"balance": f"{len(codes)}.00"}), operator)
+        countdown = json.dumps({"countdown_ms": DEFAULT_COUNTDOWN_MS})
+        round_id = post(f"/v1/tables/{table_id}/rounds", countdown, dealer)["round_id"]
+        if game == "xocdia":
+            post(f"/v1/rounds/{round_id}/events", '{"type":"shake"}', dealer)
+        bettor = {
+            "Authorization": f"Bearer {player['token']}",
+            "Content-Type": "application/json",
+            "Idempotency-Key": f"plain-{uuid.uuid4()}",
+        }
+        post(f"/v1/rounds/{round_id}/bets", slip, bettor)
+        post(f"/v1/rounds/{round_id}/close", "{}", dealer)
+        key = "tokens" if game == "xocdia" else "dice"
+        post(f"/v1/rounds/{round_id}/result", json.dumps({key: list(outcome)}), dealer)
+    wall = time.perf_counter() - started
+    session.close()
+    return wall, sent
 
 
 def measure_floor(adapter: HttpAdapter) -> tuple[float, float]:
@@ -147,6 +202,10 @@ def run_sweep(
                 exchanges.extend(adapter.recorder.drain())
             wall = time.perf_counter() - started
         requests = adapter.recorder.count - count_before
+        # the same requests by a plain loop, at once after, on the same server and table
+        plain_s, plain_requests = plain_loop(
+            url, operator_token, dealer_token, game, table_id, outcomes
+        )
     finally:
         adapter.close()
     for ex in exchanges:
@@ -175,6 +234,8 @@ def run_sweep(
         mismatches=mismatches,
         operation_median_ms={op: statistics.median(v) for op, v in by_operation.items()},
         operation_count={op: len(v) for op, v in by_operation.items()},
+        plain_s=plain_s,
+        plain_requests=plain_requests,
     )
 
 
@@ -206,7 +267,8 @@ def print_run(index: int, run: RunFigures) -> None:
     print(
         f"run {index}: {run.requests} requests, wall {run.wall_s:.2f} s, floor {run.floor_s:.2f} s "
         f"({run.trivial_median_ms:.3f} ms x {run.requests}), ratio {run.ratio:.2f}x, "
-        f"mismatches {run.mismatches}",
+        f"plain loop {run.plain_s:.2f} s ({run.plain_requests} requests), ratio to it "
+        f"{run.plain_ratio:.2f}x, mismatches {run.mismatches}",
         flush=True,
     )
 
@@ -223,6 +285,8 @@ def print_summary(runs: list[RunFigures]) -> None:
     print(f"    (whole info() call   {fmt(pick('trivial_call_median_ms'), ' ms', 3)})")
     print(f"  floor                  {fmt(pick('floor_s'), ' s')}")
     print(f"  ratio wall/floor       {fmt(pick('ratio'), 'x')}  (target <= {TARGET_RATIO}x)")
+    print(f"  plain requests loop    {fmt(pick('plain_s'), ' s')}")
+    print(f"  ratio wall/plain loop  {fmt(pick('plain_ratio'), 'x')}  (target <= 1.2x)")
     print("  where the wall time goes:")
     print(f"    waiting on HTTP (sum elapsed_ms) {fmt(pick('http_s'), ' s')}")
     print(f"      of which beyond the floor      {fmt(pick('http_beyond_floor_s'), ' s')}")

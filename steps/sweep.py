@@ -30,9 +30,11 @@ from livecert.harness.sweep import (
 )
 from livecert.harness.sweep_pool import PlayedRound, SweepPool
 from livecert.harness.vocabulary import parse_dice, parse_tokens, paytable
+from livecert.harness.workers import ScenarioGate
 from livecert.rules import all_outcomes, as_percent, theoretical_rtp
 from livecert.suite.fixtures.options import sweep_only as named_sweep_clauses
 from livecert.suite.fixtures.scene import Scene
+from livecert.suite.fixtures.workers import shared_folder
 from livecert.suite.steps.common import FeatureOracleDisagreement, under_a_profile
 
 RTP_DUTY = "REG-RTP-01"
@@ -84,11 +86,14 @@ def _pool(
     tables = request.config.getoption("--tables-in-play")
     if tables <= 1:
         return None
+    scene.table()  # a game the target does not offer is skipped here, as when played in turn
     key = (scene.game, stake)
     if key not in pools:
+        folder = shared_folder(request.config)
+        hold = ScenarioGate(folder).held_by_a_pool() if folder is not None else None
         pool = pools[key] = SweepPool(
             scene.adapter, scene.recorder, paytable(scene.game), scene.target.info, stake, only,
-            tables,
+            tables, hold,
         )  # fmt: skip
         named = (_example_outcome(item, scene.game) for item in request.session.items)
         pool.play(outcome for outcome in named if outcome is not None)

@@ -208,6 +208,16 @@ def test_a_429_to_a_slip_with_its_key_is_waited_for_and_sent_again_with_the_same
     assert adapter.recorder.throttled == 1  # counted for the certificate
 
 
+def test_a_429_without_a_retry_after_is_the_runs_pace_never_a_refusal() -> None:
+    """A read, or a keyed slip, answered 429 with nothing to wait for: a target error (the
+    run went too fast), not a Refused that a step would judge as a finding on its clause."""
+    behaviour, seen = retry_after((429, ""), lambda h: send_json(h, 200, ROUND))
+    with fake_target(behaviour) as url:
+        error, _ = timed(lambda: canonical(url).get_round("r1"))
+    assert isinstance(error, TargetError) and error.answered == 429 and len(seen) == 1
+    assert "429 (too many requests) without a Retry-After" in error.detail
+
+
 def test_the_certificate_counts_the_429s_of_every_process() -> None:
     records = [
         {"type": "latency", "samples": {"read the round": [1.0, 3.0]}, "throttled": 2},

@@ -5,11 +5,13 @@ scenario that restarts the target runs alone; the advice on how many workers com
 round trip; a mapping whose tables or players are shared keeps to one worker."""
 
 import multiprocessing
+import os
 import threading
 from pathlib import Path
 
 import pytest
 from cli_support import certify
+from crash_worker import DIES_IN
 
 from livecert.adapters.rate import RateGate, RequestRate
 from livecert.adapters.registry import AdapterOptions
@@ -80,6 +82,34 @@ def test_a_restart_scenario_waits_for_the_others_and_they_wait_for_it(tmp_path) 
     thread.join(5)
     later.join(5)
     assert entered == ["restart", "later"]
+
+
+def test_a_line_torn_by_a_dead_worker_does_not_swallow_the_next(tmp_path) -> None:
+    path = tmp_path / "run-record.jsonl"
+    record = RunRecord(path)
+    record.write("scenario", n=1)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"type": "scenario", "n": 2, "cut short')  # the writer died here
+    RunRecord(path, fresh=False).write("scenario", n=3)
+    assert [r["n"] for r in read_run_record(path)] == [1, 3]
+
+
+def test_rounds_played_ahead_keep_a_restart_waiting_until_they_are_done(tmp_path) -> None:
+    gate = ScenarioGate(tmp_path)
+    hold = gate.held_by_a_pool()
+    hold.take()  # a pool's rounds in play, its scenario over
+    restarted = threading.Event()
+
+    def restart() -> None:
+        with gate.alone():
+            restarted.set()
+
+    thread = threading.Thread(target=restart)
+    thread.start()
+    assert not restarted.wait(0.3)  # no SIGKILL under requests in flight
+    hold.let_go()
+    assert restarted.wait(5)
+    thread.join(5)
 
 
 def _take_turns(path: str, count: int, taken: "multiprocessing.Queue[float]") -> None:
@@ -174,6 +204,7 @@ def test_a_clean_run_over_workers_is_the_run_in_one(tmp_path) -> None:
     assert certificate["verdict"] == "compliant"
     assert certificate["run"]["workers"] == {
         "tables_in_play": 2,
+        "tables_per_process": 1,  # two processes: the run's tables are 2, not 2 each
         "processes": 2,
         "why": "as asked (--workers)",
     }
@@ -219,6 +250,9 @@ def test_a_target_that_is_not_there_ends_a_run_over_workers_at_once(tmp_path) ->
     assert status == 2, output
     assert certificate["verdict"] == "incomplete"
     assert "No scenario was run" in output
+    records = read_run_record(tmp_path / "run-record.jsonl")
+    assert [r["stage"] for r in records if r["type"] == "target_error"] == ["preflight"]
+    assert not any(r["type"] == "target" for r in records)  # no worker connected on its own
     assert not any(c["status"] == "passed" for c in certificate["clauses"].values())
 
 
@@ -230,7 +264,10 @@ def test_the_sweep_played_ahead_fails_the_payout_and_keeps_each_rounds_evidence(
     assert _failed(certificate) == set(FAULTS[fault].clauses)
     assert certificate["run"]["workers"]["tables_in_play"] == 4
     tables = certificate["latency"]["by_operation"]["create a xocdia table"]["requests"]
-    assert tables >= 4 + 1  # the pool's four threads at tables of their own, beside a worker's
+    per_process = certificate["run"]["workers"]["tables_per_process"]
+    # the pool's threads at tables of their own, beside the worker's: played in turn, the two
+    # processes would make one table each
+    assert per_process == 2 and tables >= per_process + 1
     records = read_run_record(tmp_path / "run-record.jsonl")
     [failed] = [
         r for r in records if r["type"] == "reproduction" and "[r r r r]" in r["nodeid"]
@@ -264,4 +301,22 @@ def test_money_sessions_at_once_still_catch_a_money_fault(tmp_path) -> None:
     [machine] = [
         r for r in read_run_record(tmp_path / "run-record.jsonl") if r["type"] == "money_machine"
     ]
-    assert machine["machines"] == 4 and machine["failure"]  # four independent sessions
+    per_process = certificate["run"]["workers"]["tables_per_process"]
+    assert per_process == 2 and machine["machines"] == 2 and machine["failure"]  # at once
+
+
+def test_a_worker_that_dies_in_a_scenario_leaves_the_run_incomplete(tmp_path) -> None:
+    """xdist reports the scenario on the controller and starts another worker; the run record
+    has no word from the dead one, so the controller writes it: never a pass by silence."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
+    status, certificate, output = certify(
+        tmp_path, "--no-html", "--game", "xocdia", "--workers", "2", "--", "-p", "crash_worker",
+        env=env,
+    )  # fmt: skip
+    assert status == 2, output
+    assert certificate["verdict"] == "incomplete"
+    errors = [
+        r["message"] for r in read_run_record(tmp_path / "run-record.jsonl")
+        if r["type"] == "harness_error"
+    ]  # fmt: skip
+    assert any(DIES_IN in message and "died" in message for message in errors), errors

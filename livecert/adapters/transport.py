@@ -153,6 +153,16 @@ def send_recorded(
                 TOO_MANY,
             )
         wait = retry_after(response, resend_safe)
+        if response.status_code == TOO_MANY and (wait is None or waits >= RETRY_AFTER_WAITS):
+            # the run's pace, not a refusal of the action: never a finding on its clause
+            asked = "without a Retry-After" if wait is None else f"after {waits} waits"
+            raise TargetError(
+                operation,
+                f"answered {TOO_MANY} (too many requests) {asked}: the run goes faster than the "
+                "server allows; keep it under the limit with --rate-limit",
+                request_line,
+                TOO_MANY,
+            )
         if wait is None or waits >= RETRY_AFTER_WAITS:
             return response, exchange
         left = deadline.left()

@@ -252,9 +252,12 @@ def pytest_command(
     if options.rate_limit is not None:
         command.append(f"--rate-limit={options.rate_limit}")
     if workers is not None and workers.workers > 1:
-        command.append(f"--tables-in-play={workers.workers}")
+        command.append(f"--tables-in-play={workers.per_process}")
         if workers.processes > 1:  # scheduled with their groups (fixtures/workers.py)
             command += ["-p", "xdist.plugin", f"--numprocesses={workers.processes}"]
+            # a worker that dies ends the run, incomplete (fixtures/target.py records it): a
+            # worker started in its place could be left with no work, the run never ending
+            command.append("--max-worker-restart=0")
     if options.max_duration is not None:
         ends_at = ends_at if ends_at is not None else time.time() + options.max_duration
         command += [f"--max-duration={options.max_duration:g}", f"--run-ends-at={ends_at:.3f}"]
@@ -391,7 +394,10 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     timeouts = (min(5.0, options.timeout), options.timeout)
     adapter_options = AdapterOptions(
         options.target_url, options.operator_token, options.dealer_token, timeouts,
-        Bounds.for_run(options.request_deadline, options.max_answer_bytes),
+        Bounds.for_run(
+            options.request_deadline, options.max_answer_bytes, options.max_duration, ends_at,
+            options.rate_limit,
+        ),  # the run's own bounds: its rate and its end hold for these reads too
     )  # fmt: skip
     try:
         workers = choose_workers(
@@ -444,6 +450,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         },
         "workers": {
             "tables_in_play": workers.workers,
+            "tables_per_process": workers.per_process,
             "processes": workers.processes,
             "why": workers.why,
         },

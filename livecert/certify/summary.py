@@ -73,12 +73,14 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
         if workers and workers["tables_in_play"] > 1:
             lines.append(
                 f"  workers: {workers['tables_in_play']} tables in play, "
-                f"{workers['processes']} process(es) ({workers['why']})"
+                f"{workers['processes']} process(es) of {workers['tables_per_process']} "
+                f"({workers['why']})"
             )
         if latency.get("throttled"):
             lines.append(
-                f"  {latency['throttled']:,} answer(s) 429 (too many requests): waited for and "
-                "sent again; --rate-limit keeps a run under the server's limit"
+                f"  {latency['throttled']:,} answer(s) 429 (too many requests): a read or a "
+                "keyed write with a Retry-After was sent again after it, any other ended the "
+                "run; --rate-limit keeps a run under the server's limit"
             )
     for reason in certificate["verdict_reasons"]:
         lines.append(f"  {reason}")

@@ -80,6 +80,11 @@ class WorkersChoice:
     def processes(self) -> int:
         return processes_for(self.workers)
 
+    @property
+    def per_process(self) -> int:
+        """Tables each process puts in play, so that the run's are `workers` at most."""
+        return max(1, self.workers // self.processes)
+
 
 def measure_round_trip(options: AdapterOptions, adapter: str | None) -> list[float]:
     """The times of a few reads of the target's declarations, in ms; none when the target does
@@ -89,10 +94,14 @@ def measure_round_trip(options: AdapterOptions, adapter: str | None) -> list[flo
     except Exception:  # noqa: BLE001: the run builds it again and says what is wrong
         return []
     times = []
+    recorder = getattr(built, "recorder", None)
     try:
         for _ in range(ROUND_TRIP_READS):
+            sent = recorder.count if recorder is not None else None
             started = time.monotonic()
             built.info()
+            if recorder is None or recorder.count == sent:
+                break  # no request was sent (declared by a mapping): nothing to measure
             times.append((time.monotonic() - started) * 1000)
     except Exception:  # noqa: BLE001: a target that does not answer: the run says why
         pass

@@ -45,10 +45,13 @@ class RunRecord:
         line = (SECRETS.mask(line) or line) + "\n"
         data = line.encode("utf-8")
         with self._lock:
-            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            descriptor = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
             try:
                 if fcntl is not None:
                     fcntl.flock(descriptor, fcntl.LOCK_EX)  # other processes of the run wait
+                size = os.fstat(descriptor).st_size
+                if size and os.pread(descriptor, 1, size - 1) != b"\n":
+                    data = b"\n" + data  # a process died mid-line: its torn line ends here
                 written = 0
                 while written < len(data):  # a write may take part of a long line
                     written += os.write(descriptor, data[written:])

@@ -27,6 +27,7 @@ from livecert.harness.sweep import (
     instant,
     settle_sweep_round,
 )
+from livecert.harness.workers import PoolHold
 from livecert.rules.conditions import Outcome
 from livecert.rules.paytable import Paytable
 
@@ -92,27 +93,47 @@ class SweepPool:
         stake: Decimal,
         only: Collection[str],
         tables: int,
+        hold: PoolHold | None = None,
     ) -> None:
         self.adapter, self.recorder, self.paytable, self.info = adapter, recorder, paytable, info
         self.stake, self.only = stake, only
         self._pool = ThreadPoolExecutor(max_workers=tables, thread_name_prefix="livecert-sweep")
         self._rounds: dict[Outcome, Future[PlayedRound]] = {}
+        self._taken: set[Outcome] = set()  # rounds a scenario has judged: never judged again
         self._table = threading.local()
         self._stopped = threading.Event()
         self._lock = threading.Lock()
+        self._hold, self._in_play = hold, 0  # the target held while rounds are in play
 
     def play(self, outcomes: Iterable[Outcome]) -> None:
-        """Start playing the outcomes not started yet, in this order."""
+        """Start playing the outcomes not started yet (or already judged), in this order."""
         with self._lock:
             for outcome in outcomes:
                 key = tuple(outcome)
-                if key not in self._rounds and not self._stopped.is_set():
-                    self._rounds[key] = self._pool.submit(self._play_one, key)
+                if (key in self._rounds and key not in self._taken) or self._stopped.is_set():
+                    continue
+                self._taken.discard(key)
+                if self._hold is not None and self._in_play == 0:
+                    self._hold.take()  # under a scenario's hold: never waits for a restart
+                self._in_play += 1
+                future = self._rounds[key] = self._pool.submit(self._play_one, key)
+                future.add_done_callback(self._round_done)
+
+    def _round_done(self, _: Future) -> None:
+        with self._lock:
+            self._in_play -= 1
+            if self._hold is not None and self._in_play == 0:
+                self._hold.let_go()  # nothing in play: a restart may come
 
     def round_of(self, outcome: Outcome) -> PlayedRound:
-        """The round played for `outcome` (started now if it was not), once it is done."""
+        """The round played for `outcome`, once it is done (played now if it was not, or if a
+        scenario judged it already: a round is judged once, as when each sends its own)."""
         self.play([outcome])
-        return self._rounds[tuple(outcome)].result()
+        key = tuple(outcome)
+        played = self._rounds[key].result()
+        with self._lock:
+            self._taken.add(key)
+        return played
 
     def _table_id(self) -> Played | str:
         """This thread's own table, created the first time it plays."""
@@ -162,6 +183,8 @@ class SweepPool:
         """No round starts after this; the rounds in play finish (each request is bounded)."""
         self._stopped.set()
         self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._hold is not None:
+            self._hold.let_go()
 
 
 def closed_view(played: PlayedRound) -> RoundView | None:

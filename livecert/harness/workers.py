@@ -15,7 +15,6 @@ and start on the same database as a serial run's.
 """
 
 import contextlib
-import fcntl
 import os
 import socket
 import threading
@@ -26,6 +25,11 @@ from pathlib import Path
 from livecert.adapters.evidence import ExchangeRecorder
 from livecert.harness.embedded import EmbeddedServer, EmbeddedServerError
 from livecert.harness.restart import RestartError, record_restart
+
+try:
+    import fcntl
+except ImportError:  # Windows: no run over workers (pytest-xdist's processes share no lock)
+    fcntl = None  # type: ignore[assignment]
 
 RESTART = b"restart\n"
 _ANSWER_LIMIT = 4096
@@ -59,6 +63,33 @@ class ScenarioGate:
     def alone(self) -> Iterator[None]:
         with self._held(self._turnstile, fcntl.LOCK_EX), self._held(self._target, fcntl.LOCK_EX):
             yield
+
+    def held_by_a_pool(self) -> "PoolHold":
+        """The target held shared for work a scenario left running (the sweep's rounds played
+        ahead): taken beside the scenario's own hold, without the turnstile, so no restart
+        starts under it and it never waits behind one (its scenario already holds the target)."""
+        return PoolHold(self._target)
+
+
+class PoolHold:
+    """A shared hold on the target, taken and let go as a pool's work starts and ends."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._descriptor: int | None = None
+        self._lock = threading.Lock()
+
+    def take(self) -> None:
+        with self._lock:
+            if self._descriptor is None:
+                self._descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                fcntl.flock(self._descriptor, fcntl.LOCK_SH)
+
+    def let_go(self) -> None:
+        with self._lock:
+            if self._descriptor is not None:
+                os.close(self._descriptor)
+                self._descriptor = None
 
 
 class RestartRelay:
