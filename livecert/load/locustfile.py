@@ -27,6 +27,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import gevent
+from gevent import GreenletExit
 from locust import User, between, events, task
 from locust.runners import MasterRunner
 
@@ -208,8 +209,16 @@ class Player(User):
         ]
         try:
             placed = self.state.adapter.place_bets(self.handle, round_id, bets)
-        except Refused:
-            return  # betting closed meanwhile, a limit: taken nowhere, nothing to book
+        except GreenletExit:
+            # the run's end stopped this player while its slip was on the way: the target may
+            # have taken it, so its bets are allowed in the record (and counted there)
+            self.book.unanswered_slips += 1
+            raise
+        except Refused as refused:
+            # betting closed meanwhile, a limit: nothing taken, so nothing booked (a refused
+            # slip that took bets shows in the record as bets never placed)
+            self.book.refusals.append(f"{refused.status} {refused.code}")
+            return
         except TargetError as error:
             if error.answered is None:  # no answer: its bets may have been taken
                 self.book.unanswered_slips += 1

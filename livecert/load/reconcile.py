@@ -39,6 +39,7 @@ class PlayerBook:
     start: Decimal
     accepted: dict[str, Decimal] = field(default_factory=dict)  # bet id -> stake
     unanswered_slips: int = 0  # slips whose answer never came: their bets may be taken
+    refusals: list[str] = field(default_factory=list)  # refused slips: status and code
 
 
 @dataclass
@@ -105,7 +106,14 @@ def reconcile_player(
             problems.append(f"{who}: accepted bet {bet_id} is missing from the bet record")
     unknown = [bet.bet_id for bet in record.bets if bet.bet_id not in book.accepted]
     if unknown and not book.unanswered_slips:
-        problems.append(f"{who}: the record holds bets never placed: {', '.join(unknown[:5])}")
+        refused = (
+            f" (its refused slips: {', '.join(sorted(set(book.refusals)))})"
+            if (book.refusals)
+            else ""
+        )
+        problems.append(
+            f"{who}: the record holds bets never placed: {', '.join(unknown[:5])}{refused}"
+        )
     paytable = load_paytable(game)
     money_in = money_out = Decimal(0)
     unsettled = 0
