@@ -12,7 +12,7 @@ from cli_support import certify, livecert
 from fake_target import fake_target, send_json
 from samples import INFO
 
-from livecert.adapters import Bounds, HttpAdapter
+from livecert.adapters import Bounds, HttpAdapter, TargetError
 from livecert.adapters.rate import RateGate, RequestRate, parse_rate
 
 
@@ -54,6 +54,29 @@ def test_the_target_gets_no_more_than_the_rate_in_any_second() -> None:
     for i, moment in enumerate(seen):
         assert sum(1 for other in seen[i:] if other - moment < 0.95) <= 5
     assert seen[-1] - seen[0] >= 1.8  # 12 at 5 a second: the last in the third second
+
+
+def test_a_request_sent_again_waits_its_own_turn() -> None:
+    """A re-send after a Retry-After is another request to the server: at 1 a minute it gets
+    no turn within its deadline, and is not sent."""
+    seen: list[str] = []
+
+    def busy_once(handler: BaseHTTPRequestHandler) -> None:
+        seen.append(handler.path)
+        if len(seen) == 1:
+            handler.send_response(429)
+            handler.send_header("Retry-After", "0")
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        send_json(handler, 200, INFO)
+
+    bounds = Bounds.for_run(request_deadline=0.5, rate_limit=RequestRate(1, "m"))
+    with fake_target(busy_once) as url:
+        adapter = HttpAdapter(url, "op-token", "dl-token", bounds=bounds)
+        with pytest.raises(TargetError, match="no turn under --rate-limit"):
+            adapter.info()
+    assert len(seen) == 1
 
 
 def test_a_rate_the_cli_cannot_read_is_a_usage_error() -> None:

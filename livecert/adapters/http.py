@@ -84,7 +84,7 @@ class HttpAdapter:
         self._session = bounded_session(self.base_url, pool_connections=4, pool_maxsize=32)
         self._forced_token: str | None = None
         self._credentials_accepted = False  # set once check_credentials has seen both roles
-        self._lost = LostSlips(self._session, self.base_url, self.recorder)  # lost answers
+        self._lost = LostSlips(self._session, self.base_url, self.recorder, bounds)
         ca_bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
         if ca_bundle:
             self._session.verify = ca_bundle

@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 import requests
 
-from livecert.adapters.errors import TargetError, Unsupported
+from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds
+from livecert.adapters.errors import RunCut, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.lost_answer import (
     DroppedAnswer,
@@ -28,9 +29,14 @@ class LostSlips:
     lost and when the adapter closes (each within its bound)."""
 
     def __init__(
-        self, session: requests.Session, base_url: str, recorder: ExchangeRecorder
+        self,
+        session: requests.Session,
+        base_url: str,
+        recorder: ExchangeRecorder,
+        bounds: Bounds = DEFAULT_BOUNDS,
     ) -> None:
         self.session, self.base_url, self.recorder = session, base_url, recorder
+        self.bounds = bounds  # the slip through the relay is a request too: --rate-limit
         self._open: list[Callable[[], DroppedAnswer]] = []
 
     def send(
@@ -50,6 +56,9 @@ class LostSlips:
         through a proxy (the relay connects to it directly)."""
         self.close()
         session = self.session
+        rate = self.bounds.rate
+        if rate is not None and not rate.wait(self.bounds.run_left()):
+            raise RunCut("lose the answer to a bet slip", "not sent: the run ended first", "")
         if session.proxies:
             raise Unsupported(
                 "lose the answer to a bet slip",

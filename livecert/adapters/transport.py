@@ -85,6 +85,15 @@ def retry_after(response: requests.Response, resend_safe: bool) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
+def _next_turn(bounds: Bounds, deadline: Deadline, operation: str, request_line: str) -> None:
+    """A request sent again is another request to the server: under --rate-limit it waits its
+    own turn, within what is left of its deadline."""
+    if bounds.rate is not None and not bounds.rate.wait(deadline.left()):
+        raise _cut(
+            deadline, operation, "no turn under --rate-limit before the deadline", request_line
+        )
+
+
 def _cut(deadline: Deadline, operation: str, message: str, request_line: str) -> TargetError:
     """The error ending a request: RunCut when the run's end cut it, else a TargetError."""
     kind = RunCut if deadline.by_run else TargetError
@@ -130,6 +139,7 @@ def send_recorded(
             )
             if retry:
                 time.sleep(0.2 * attempt)
+                _next_turn(bounds, deadline, operation, request_line)
                 continue
             if isinstance(error, DeadlinePassed):
                 raise _cut(deadline, operation, exchange.error, request_line) from None
@@ -176,3 +186,4 @@ def send_recorded(
             )
         waits += 1
         time.sleep(wait)
+        _next_turn(bounds, deadline, operation, request_line)
