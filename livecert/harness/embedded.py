@@ -107,6 +107,8 @@ class EmbeddedServer:
                 env={
                     **os.environ,
                     "PYTHONUNBUFFERED": "1",
+                    # the server leaves when this process does (a run killed or crashed)
+                    "LIVECERT_REFERENCE_PARENT": str(os.getpid()),
                     "LIVECERT_OPERATOR_TOKEN": self.operator_token,
                     "LIVECERT_DEALER_TOKEN": self.dealer_token,
                 },

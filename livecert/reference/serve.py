@@ -10,6 +10,8 @@ import argparse
 import os
 import re
 import sys
+import threading
+import time
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -119,6 +121,24 @@ def token_lines(operator: str, dealer: str) -> list[str]:
     return lines
 
 
+PARENT_VARIABLE = "LIVECERT_REFERENCE_PARENT"  # set by the harness for the server it starts
+
+
+def _leave_with_parent(parent: str | None) -> None:
+    """A server the harness started ends when the harness does, however it ended (killed,
+    crashed): a thread sees the parent process gone and ends this one. A lab's server, started
+    without the variable, runs until it is stopped."""
+    if not parent or not parent.isdigit():
+        return
+
+    def watch() -> None:
+        while os.getppid() == int(parent):
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="livecert-parent-watch", daemon=True).start()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the options, then serve until interrupted; answers the process exit status."""
     parser = build_parser()
@@ -167,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return_interrupted=args.return_interrupted_rounds,
     )
     app = create_app(config)
+    _leave_with_parent(os.environ.get(PARENT_VARIABLE))
 
     class AnnouncingServer(uvicorn.Server):
         """Prints the listening line once the socket is bound."""
