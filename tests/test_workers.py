@@ -6,6 +6,8 @@ round trip; a mapping whose tables or players are shared keeps to one worker."""
 
 import multiprocessing
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -320,3 +322,19 @@ def test_a_worker_that_dies_in_a_scenario_leaves_the_run_incomplete(tmp_path) ->
         if r["type"] == "harness_error"
     ]  # fmt: skip
     assert any(DIES_IN in message and "died" in message for message in errors), errors
+
+
+@pytest.mark.parametrize("spread", [["-n", "2"], ["--tables-in-play", "2"]])
+def test_plain_pytest_refuses_to_spread_a_mapping_at_fixed_tables(tmp_path, spread) -> None:
+    """The same guard as certify's, for a lab running the features with pytest itself."""
+    env = {**os.environ, "COOKIE_CASINO_DB": str(tmp_path / "casino.db")}
+    features = Path(__file__).parents[1] / "features"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(features), "-c", str(features / "pytest.ini"),
+         "-p", "no:cacheprovider", "--adapter", str(COOKIE_CASINO), "--target-url",
+         "http://127.0.0.1:9", "-m", "sicbo", *spread],
+        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    said = done.stdout + done.stderr
+    assert done.returncode == 4, said  # pytest's usage error, before any request
+    assert "plays at fixed tables" in said and "one process with one table" in said

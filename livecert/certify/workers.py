@@ -15,11 +15,9 @@ import os
 import statistics
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlsplit
 
-from livecert.adapters.mapping import MappingError
-from livecert.adapters.mapping.document import load_mapping
+from livecert.adapters.mapping.document import shared_state
 from livecert.adapters.registry import AdapterOptions, build_adapter, is_canonical
 
 HARNESS_MS = 8.0  # the harness's own time per request, measured on the reference (benchmarks/)
@@ -48,23 +46,6 @@ def on_this_machine(url: str) -> bool:
 def processes_for(workers: int) -> int:
     """pytest-xdist processes for `workers` tables: at most the machine's cores."""
     return max(1, min(workers, os.cpu_count() or 1))
-
-
-def shared_state(adapter: str | None) -> str | None:
-    """Why the target's tables or players cannot be given to each worker of its own (a
-    mapping that plays at fixed tables or lends pre-provisioned accounts), or None."""
-    if not adapter or not adapter.endswith((".yaml", ".yml")):
-        return None
-    try:
-        mapping = load_mapping(adapter)
-    except (MappingError, OSError):
-        return None  # the run itself says what is wrong with the file
-    fixed = (mapping.operation("create_table") or {}).get("fixed")
-    if fixed:
-        return f"the mapping {Path(adapter).name} plays at fixed tables (create_table.fixed)"
-    if mapping.data.get("accounts"):
-        return f"the mapping {Path(adapter).name} lends pre-provisioned accounts (accounts)"
-    return None
 
 
 @dataclass(frozen=True)

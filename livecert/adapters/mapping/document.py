@@ -407,3 +407,22 @@ def _idempotency_problems(operations: dict[str, Any], problems: list[str]) -> No
                     "send ${idempotency_key} (a header or a form field): the target cannot "
                     "know a resent slip without it"
                 )
+
+
+def shared_state(adapter: str | None) -> str | None:
+    """Why the target's tables or players cannot be given to each worker of a run (--workers,
+    pytest -n) or each table in play of its own: a mapping that plays at fixed tables, or that
+    lends pre-provisioned accounts; None for any other adapter (or a file the run itself will
+    say is wrong)."""
+    if not adapter or not adapter.endswith((".yaml", ".yml")):
+        return None
+    try:
+        mapping = load_mapping(adapter)
+    except (MappingError, OSError):
+        return None
+    name = Path(adapter).name
+    if (mapping.operation("create_table") or {}).get("fixed"):
+        return f"the mapping {name} plays at fixed tables (create_table.fixed)"
+    if mapping.data.get("accounts"):
+        return f"the mapping {name} lends pre-provisioned accounts (accounts)"
+    return None
