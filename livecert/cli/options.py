@@ -8,12 +8,13 @@ command line can be told apart from the environment, the config file and the def
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 from livecert import __version__
 from livecert.harness.restart_options import add_restart_options
-from livecert.settings import CONFIG_ENV, CONFIG_FILE, GAMES, SETTINGS
+from livecert.settings import CONFIG_ENV, CONFIG_FILE, GAMES, SETTINGS, count, seconds
 
 USAGE_ERROR = 3  # 0, 1 and 2 are verdicts (compliant, non-compliant, incomplete)
 ROUNDING_MODES = ("down", "up", "half-up", "half-even")
@@ -414,11 +415,11 @@ def load_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "LIVECERT_DEALER_TOKEN); default the embedded reference",
     )  # fmt: skip
     load.add_argument(
-        "--players", type=_count, default=20, metavar="N",
+        "--players", type=_argument(count), default=20, metavar="N",
         help="players playing at once, each a Locust user (default 20)",
     )  # fmt: skip
     load.add_argument(
-        "--tables", type=_count, default=4, metavar="N",
+        "--tables", type=_argument(count), default=4, metavar="N",
         help="tables, each with its dealer; players shared out among them (default 4)",
     )  # fmt: skip
     load.add_argument(
@@ -426,11 +427,11 @@ def load_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="the game played at every table (default sicbo)",
     )  # fmt: skip
     load.add_argument(
-        "--duration", type=_positive_seconds, default=10.0, metavar="SECONDS",
+        "--duration", type=_argument(seconds), default=10.0, metavar="SECONDS",
         help="how long the players play before the last rounds are settled (default 10)",
     )  # fmt: skip
     load.add_argument(
-        "--spawn-rate", type=_positive_seconds, default=20.0, metavar="N",
+        "--spawn-rate", type=_above_zero, default=20.0, metavar="N",
         help="players started a second (default 20)",
     )  # fmt: skip
     load.add_argument(
@@ -449,20 +450,25 @@ def load_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return load
 
 
-def _count(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number above 0")
-    return int(text)
+def _argument(read: Callable[[object], Any]) -> Callable[[str], Any]:
+    """A settings reader (livecert.settings) as an option type: its message, not argparse's
+    "invalid value"."""
+
+    def typed(text: str) -> Any:
+        try:
+            return read(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return typed
 
 
-def _positive_seconds(text: str) -> float:
+def _above_zero(text: str) -> float:
+    """A finite number above 0 (players started a second)."""
     try:
-        value = float(text)
+        return seconds(text)
     except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number above 0")
-    return value
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number above 0") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
