@@ -306,16 +306,27 @@ def keys_ignored(first: int | None = None) -> OnSlip:
 
 def conflict_while_processed(slow_s: float = 0.4) -> OnSlip:
     """An idempotent target (the reference) that takes `slow_s` over each slip and refuses a
-    re-send with 409 IDEMPOTENCY_CONFLICT while the first with its key is still at work."""
+    re-send with 409 IDEMPOTENCY_CONFLICT while the first with its key is still at work.
+
+    The relay's slip (sent with `Connection: close`) reaches the target first, so the target
+    takes it up first: a re-send waits for that before it looks at the key. Without the wait, a
+    busy machine could run the re-send's handler first and the roles would swap at random."""
     busy: set[str] = set()
     lock = threading.Lock()
+    first_taken_up = threading.Event()
 
     def on_slip(headers: dict[str, str], forward: Forward) -> tuple[int, bytes]:
         key = headers.get("Idempotency-Key", "")
-        with lock:
-            if key in busy:
-                return 409, _error("IDEMPOTENCY_CONFLICT")
-            busy.add(key)
+        if headers.get("Connection", "").lower() == "close":
+            with lock:
+                busy.add(key)
+            first_taken_up.set()
+        else:
+            first_taken_up.wait(timeout=10)
+            with lock:
+                if key in busy:
+                    return 409, _error("IDEMPOTENCY_CONFLICT")
+                busy.add(key)
         try:
             time.sleep(slow_s)
             return forward({k: v for k, v in headers.items() if k != "Connection"})
