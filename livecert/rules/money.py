@@ -8,6 +8,7 @@ target did exactly that.
 import re
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 
 ROUNDING_MODES = ("down", "up", "half-up", "half-even")
 _MONEY = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$")
@@ -19,7 +20,17 @@ class MoneyError(ValueError):
 
 def parse_money(text: object) -> Decimal:
     """Parse a contract money string ("10.00") into a Decimal; anything else is an error."""
-    if not isinstance(text, str) or not _MONEY.match(text):
+    if not isinstance(text, str):
+        raise MoneyError(f"amount={text!r} is not a decimal string like '10.00'")
+    return _parse_text(text)
+
+
+@lru_cache(maxsize=4096)
+def _parse_text(text: str) -> Decimal:
+    """The same few amounts come back thousands of times (a round of 110 bets of 1.00, each
+    winning 0.00 or a few odds): parsed once each. A Decimal is immutable, so one may be
+    shared; a refusal raises, which is never kept."""
+    if not _MONEY.fullmatch(text):
         raise MoneyError(f"amount={text!r} is not a decimal string like '10.00'")
     return Decimal(text)
 

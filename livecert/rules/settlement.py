@@ -8,6 +8,7 @@ exact fraction, and the clauses that decided it, so that a mismatch names the br
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
 
 from livecert.rules.conditions import CONDITIONS, Outcome, is_triple
 from livecert.rules.money import round_to_minor
@@ -82,13 +83,17 @@ def expected_settlement(
 ) -> ExpectedSettlement:
     """The exact amounts a target must credit for `stake` on `code` under its declared rule."""
     ruling = settle(paytable, code, outcome)
-    exact_win = Fraction(stake) * ruling.odds
-    zero = round_to_minor(Fraction(0), minor_unit, rounding)
     if ruling.outcome == "win":
+        exact_win = Fraction(stake) * ruling.odds
         win = round_to_minor(exact_win, minor_unit, rounding)
         returned = stake + win
-    elif ruling.outcome == "refund":
-        win, returned = zero, stake
-    else:
-        win, returned = zero, zero
+    else:  # nothing won: the sweep's most frequent case, kept free of fraction arithmetic
+        exact_win, zero = Fraction(0), _zero(minor_unit, rounding)
+        win, returned = zero, (stake if ruling.outcome == "refund" else zero)
     return ExpectedSettlement(code, stake, ruling.outcome, exact_win, win, returned, ruling.clauses)
+
+
+@cache
+def _zero(minor_unit: int, rounding: str) -> Decimal:
+    """Nothing, in the minor unit (`0.00`); the rounding rule is checked as for any amount."""
+    return round_to_minor(Fraction(0), minor_unit, rounding)
