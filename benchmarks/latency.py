@@ -17,6 +17,12 @@ clauses, side by side in one table (Markdown, for benchmarks/README.md).
     python benchmarks/latency.py --rtt 50 --workers 16 --game xocdia
     python benchmarks/latency.py --rtt 50 --workers 1 --workers 16 --fault two-two-pays-1-to-1
     python benchmarks/latency.py --rate-limit 20/s --rtt 0 --workers 4 --game xocdia
+    python benchmarks/latency.py --rtt 50 --workers 16 --cores 8   # processes as on 8 cores
+
+`--cores N` makes certify's processes see N cores (os.cpu_count, through a sitecustomize on
+PYTHONPATH), so `--workers` spreads over as many pytest-xdist processes as on a lab's N-core
+machine. Only the process count is simulated: the processes still share this machine's cores,
+so a run that needs CPU comes out slower than on N real cores, never faster.
 """
 
 import argparse
@@ -151,11 +157,24 @@ def lab_reference(faults: list[str]) -> Iterator[tuple[int, Path]]:
             os.kill(json.loads(state.read_text())["pid"], signal.SIGKILL)
 
 
+def seen_cores(cores: int) -> dict[str, str]:
+    """The environment under which a Python process reports `cores` cores (a sitecustomize
+    module ahead on PYTHONPATH); nothing when `cores` is 0."""
+    if not cores:
+        return {}
+    folder = Path(tempfile.mkdtemp(prefix="livecert-cores-"))
+    (folder / "sitecustomize.py").write_text(
+        f"import os\nos.cpu_count = lambda: {cores}\n", encoding="utf-8"
+    )
+    path = os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH", "")) if p)
+    return {"PYTHONPATH": path}
+
+
 def certify_through(
-    proxy_url: str, state: Path, game: str, workers: int, rate: str | None
+    proxy_url: str, state: Path, game: str, workers: int, rate: str | None, cores: int = 0
 ) -> tuple[float, dict]:
     folder = Path(tempfile.mkdtemp(prefix="livecert-latency-"))
-    env = {**os.environ, **TOKENS}
+    env = {**os.environ, **TOKENS, **seen_cores(cores)}
     command = [
         sys.executable, "-m", "livecert.cli", "certify", "--no-html", "--quiet",
         "--target-url", proxy_url, "--game", game, "--workers", str(workers),
@@ -187,7 +206,12 @@ def measure(args: argparse.Namespace) -> list[Measured]:
             with lab_reference(args.fault) as (port, state):  # a fresh database each run
                 proxy = DelayProxy(("127.0.0.1", port), rtt, lifetime=args.proxy_seconds).start()
                 seconds, certificate = certify_through(
-                    f"http://127.0.0.1:{proxy.port}", state, args.game, workers, args.rate_limit
+                    f"http://127.0.0.1:{proxy.port}",
+                    state,
+                    args.game,
+                    workers,
+                    args.rate_limit,
+                    args.cores,
                 )
             failed = sorted(c for c, v in certificate["clauses"].items() if v["status"] == "failed")
             peak = peak_per_second(sorted(proxy.moments))
@@ -220,6 +244,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fault", action="append", default=[], help="a seeded fault")
     parser.add_argument("--rate-limit", default=None, help="passed to certify, e.g. 20/s")
     parser.add_argument("--proxy-seconds", type=float, default=1800.0, help="the proxy's life")
+    parser.add_argument(
+        "--cores", type=int, default=0, help="the cores certify's processes see (default: real)"
+    )
     args = parser.parse_args(argv)
     args.rtt = args.rtt or [0.0, 10.0, 50.0]
     args.workers = args.workers or [1, 16]
