@@ -44,9 +44,12 @@ from livecert.suite.fixtures.evidence import MaskedAllureResults, _mask_report
 OPERATOR, DEALER = "op-known-7d41c9e2", "dl-known-5a80f3b6"
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_reference_run_with_a_token_as_flag_one_in_the_env_writes_no_secret(
-    tmp_path: Path,
+    tmp_path: Path, workers: str
 ) -> None:
+    """Also over two pytest-xdist workers: each learns its own players' tokens, masks its own
+    evidence and hands them to the controller, whose last check reads every file."""
     database = tmp_path / "reference.sqlite3"
     server = EmbeddedServer(
         faults=("record-shows-other-players",),
@@ -57,11 +60,12 @@ def test_a_reference_run_with_a_token_as_flag_one_in_the_env_writes_no_secret(
     with server:
         status, certificate, output = certify(
             tmp_path / "report",
-            *("--game", "xocdia", "--clauses", "REG-ACCESS-01"),
+            *("--game", "xocdia", "--clauses", "REG-ACCESS-01", "--workers", workers),
             *("--target-url", server.url, "--operator-token", OPERATOR),
             env={**os.environ, "LIVECERT_DEALER_TOKEN": DEALER},
         )
     assert status == 1, output[-3000:]  # the fault found: failures and reproductions written
+    assert certificate["run"]["workers"]["processes"] == int(workers)
     with sqlite3.connect(database) as db:
         players = [token for (token,) in db.execute("SELECT token FROM players")]
     assert players, "the run made no player"
@@ -156,6 +160,31 @@ def test_the_pytest_run_tells_certify_each_secret_it_learns_over_a_pipe() -> Non
     listener.join(timeout=10)
     assert list(registry.values()) == ["tok-from-the-run-42"]
     assert registry.mask("t=tok-from-the-run-42").startswith("t=$PLAYER_TOKEN[hmac:")
+
+
+def test_every_token_the_workers_learn_reaches_certify(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over two workers the pytest run's first process plays no scenario: each player's token is
+    learned by a worker, which masks its own evidence, and must still reach certify (through
+    xdist's channel, then the pipe) for certify's last check of every file of the report."""
+    database = tmp_path / "reference.sqlite3"
+    monkeypatch.setenv("LIVECERT_OPERATOR_TOKEN", OPERATOR)
+    monkeypatch.setenv("LIVECERT_DEALER_TOKEN", DEALER)
+    server = EmbeddedServer(db_path=database, operator_token=OPERATOR, dealer_token=DEALER)
+    with server:
+        status = main(
+            [
+                *("certify", "--quiet", "--no-html", "--report-dir", str(tmp_path / "report")),
+                *("--game", "xocdia", "--clauses", "REG-ACCESS-01", "--workers", "2"),
+                *("--target-url", server.url),
+            ]
+        )
+    assert status == 0
+    with sqlite3.connect(database) as db:
+        players = {token for (token,) in db.execute("SELECT token FROM players")}
+    assert len(players) >= 2, "the run made too few players to tell"
+    assert players <= set(SECRETS.values())
 
 
 def test_a_password_in_the_target_url_is_masked_as_written_and_decoded() -> None:

@@ -77,7 +77,7 @@ def _step(recorder: ExchangeRecorder, send: Callable[[], Any]) -> Played:
     with recorder.capturing() as exchanges:
         try:
             return Played(send(), exchanges=exchanges)
-        except BaseException as error:  # noqa: BLE001: raised again in the scenario's step
+        except BaseException as error:  # raised again in the scenario's step
             return Played(error=error, exchanges=exchanges)
 
 
