@@ -95,6 +95,13 @@ def test_a_target_answering_html(tmp_path: Path) -> None:
     )
 
 
+def test_a_target_answering_json_nested_too_deeply_to_read(tmp_path: Path) -> None:
+    page = b"[" * 5000 + b"]" * 5000  # JSON all the same: Python's reader stops near 1,000
+    with fake_target(lambda h: send(h, 200, page, "application/json")) as url:
+        status, output, certificate, _ = certify(url, tmp_path)
+    assert_incomplete(status, output, certificate, "nested too deeply to read")
+
+
 def test_a_target_redirecting_in_a_loop(tmp_path: Path) -> None:
     with fake_target(lambda h: redirect(h, "/v1/info")) as url:
         status, output, certificate, _ = certify(url, tmp_path)

@@ -1,5 +1,6 @@
 """The certification contract: it loads, its checker rejects what it must, its docs match."""
 
+import json
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -104,6 +105,35 @@ def test_a_violation_says_what_the_schema_wants_and_never_repeats_the_answer() -
         CONTRACT.check_response("POST", "/v1/players", 201, created)
     assert str(caught.value) == "createPlayer answered 201 but the body.token must be string"
     assert token not in str(caught.value)
+
+
+def test_a_lone_surrogate_is_judged_like_any_other_character() -> None:
+    """JSON's "\\ud800" is read by Python as a lone surrogate, which the validator cannot take as
+    text: where the schema allows any string it is accepted, where it wants a pattern it is a
+    violation, never a crash of the harness."""
+    odd = json.loads('"x\\ud800"')
+    CONTRACT.check_response("GET", "/v1/info", 200, {**INFO, odd: 1})  # an extra key: allowed
+    with pytest.raises(ContractViolation, match=r"the body\.currency must match the pattern"):
+        CONTRACT.check_response("GET", "/v1/info", 200, {**INFO, "currency": odd})
+
+
+def test_an_answer_nested_past_the_validators_depth_is_still_judged() -> None:
+    deep: object = 1
+    for _ in range(300):
+        deep = [deep]
+    CONTRACT.check_response("GET", "/v1/info", 200, {**INFO, "x": deep})  # allowed, however deep
+    broken = {k: v for k, v in INFO.items() if k != "games"} | {"x": deep}
+    with pytest.raises(ContractViolation, match="breaks the contract's schema"):
+        CONTRACT.check_response("GET", "/v1/info", 200, broken)
+
+
+def test_a_violation_names_json_values_as_json() -> None:
+    with pytest.raises(
+        ContractViolation, match=r'must be one of \["win", "lose", "refund", null\]'
+    ):
+        CONTRACT.check_response(
+            "POST", "/v1/rounds/r1/bets", 201, {"bets": [{**BET, "outcome": "won"}], "balance": "1"}
+        )
 
 
 def _doc_section(title: str) -> str:

@@ -127,7 +127,10 @@ def test_an_amount_not_of_the_contracts_shape_is_refused(text: str) -> None:
             parse_money(text)
 
 
-@pytest.mark.parametrize(("text", "amount"), [("0", "0"), ("-0.50", "-0.50"), ("10.00", "10.00")])
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [("0", "0"), ("-0.50", "-0.50"), ("10.00", "10.00"), ("1" * 40 + ".25", "1" * 40 + ".25")],
+)
 def test_an_amount_of_the_contracts_shape_is_read_exactly(text: str, amount: str) -> None:
     assert parse_money(text) == Decimal(amount)
     assert str(parse_money(text)) == amount

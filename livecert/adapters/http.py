@@ -170,6 +170,14 @@ class HttpAdapter:
                 first,
                 text[:300],
             ) from None
+        except RecursionError:  # JSON, but deeper than Python's reader goes (about 1,000 levels)
+            raise TargetError(
+                operation,
+                f"{said} with a JSON body nested too deeply to read",
+                f"{method} {full_url}",
+                first,
+                text[:300],
+            ) from None
         self.contract.check_response(method, path, status, parsed)
         if status >= 400:
             error = parsed.get("error", {}) if isinstance(parsed, dict) else {}
@@ -259,7 +267,7 @@ class HttpAdapter:
             contract_version=raw["contract_version"],
             games=tuple(raw["games"]),
             currency=raw["currency"],
-            minor_unit=raw["minor_unit"],
+            minor_unit=int(raw["minor_unit"]),  # 2.0 is an integer to the contract too
             rounding=raw["rounding"],
             max_rtp={g: _money(v, "info.max_rtp") for g, v in raw["max_rtp"].items()},
             capabilities=tuple(raw.get("capabilities", [])),

@@ -22,14 +22,17 @@ def parse_money(text: object) -> Decimal:
     """Parse a contract money string ("10.00") into a Decimal; anything else is an error."""
     if not isinstance(text, str):
         raise MoneyError(f"amount={text!r} is not a decimal string like '10.00'")
-    return _parse_text(text)
+    return _parse_text(text) if len(text) <= _KEPT_LENGTH else _parse_text.__wrapped__(text)
+
+
+_KEPT_LENGTH = 32  # the longest amount kept parsed: a target's long strings pin no memory
 
 
 @lru_cache(maxsize=4096)
 def _parse_text(text: str) -> Decimal:
     """The same few amounts come back thousands of times (a round of 110 bets of 1.00, each
-    winning 0.00 or a few odds): parsed once each. A Decimal is immutable, so one may be
-    shared; a refusal raises, which is never kept."""
+    winning 0.00 or a few odds): parsed once each, if short. A Decimal is immutable, so one
+    may be shared; a refusal raises, which is never kept."""
     if not _MONEY.fullmatch(text):
         raise MoneyError(f"amount={text!r} is not a decimal string like '10.00'")
     return Decimal(text)
