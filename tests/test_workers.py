@@ -28,6 +28,7 @@ from livecert.harness.money_machine import session_shares
 from livecert.harness.run_record import RunRecord, read_run_record
 from livecert.harness.workers import ScenarioGate
 from livecert.reference.faults import FAULTS
+from livecert.suite.steps.money import CI_SEED
 
 OPTIONS = AdapterOptions(None, None, None, (1.0, 1.0))
 
@@ -275,15 +276,12 @@ def test_the_sweep_played_ahead_fails_the_payout_and_keeps_each_rounds_evidence(
         r for r in records if r["type"] == "reproduction" and "[r r r r]" in r["nodeid"]
     ]  # the round with four red, its own steps' requests, in the order sent
     operations = [e["operation"] for e in failed["exchanges"]]
-    # bet_on_every_selection, the close, the result; a Xoc Dia round opens with the shake
-    assert operations[-6:] == [
-        "create a test player",
-        "open a round",
-        "record the dealer event shake",
-        "place 10 bet(s)",
-        "close betting",
-        "enter the result",
-    ]
+    # bet_on_every_selection (its player made while the round opens, with the shake of a Xoc
+    # Dia round), the close, the result
+    made, then = operations[-6:-3], operations[-3:]
+    assert sorted(made) == ["create a test player", "open a round", "record the dealer event shake"]
+    assert made.index("open a round") < made.index("record the dealer event shake")
+    assert then == ["place 10 bet(s)", "close betting", "enter the result"]
 
 
 @pytest.mark.parametrize(
@@ -295,9 +293,12 @@ def test_the_sessions_are_shared_out_evenly(sessions: int, machines: int, shares
 
 
 def test_money_sessions_at_once_still_catch_a_money_fault(tmp_path) -> None:
+    """With CI's seed (a fresh one each local run would leave the fault unmet about one run in
+    four: the sessions need not cancel a round holding bets)."""
     fault = "cancel-refunds-twice"
     args = ["--no-html", "--game", "xocdia", f"--reference-fault={fault}", "--workers", "4"]
-    status, certificate, output = certify(tmp_path, *args)
+    env = {**os.environ, "LIVECERT_MONEY_SEED": str(CI_SEED)}
+    status, certificate, output = certify(tmp_path, *args, env=env)
     assert status == 1, output
     assert _failed(certificate) == set(FAULTS[fault].clauses)
     [machine] = [
