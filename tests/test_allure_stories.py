@@ -1,0 +1,63 @@
+"""Allure files a failed scenario under the clauses its checks failed, as the certificate does.
+
+A Xoc Dia sweep round is tagged with every payout clause of the game. With FOUR_RED paying
+10:1, the round with four red fails XD-PAY-01 (and the settlement duty) only: Allure's Behaviours
+tab must not show the other payout clauses failed, which the certificate passes.
+"""
+
+import json
+from pathlib import Path
+
+from cli_support import certify
+
+from livecert.reference.faults import FAULTS
+from livecert.suite.fixtures.evidence import JUDGED_FAILED, judged_failed
+
+FAULT = "four-red-pays-10-to-1"
+
+
+def _results(folder: Path) -> list[dict]:
+    return [
+        json.loads(path.read_text(encoding="utf-8"))
+        for path in (folder / "allure-results").glob("*-result.json")
+    ]
+
+
+def _stories(result: dict) -> set[str]:
+    return {label["value"] for label in result["labels"] if label["name"] == "story"}
+
+
+def test_a_failed_scenario_shows_failed_only_under_the_clauses_it_failed(tmp_path: Path) -> None:
+    args = ("--no-html", "--game", "xocdia", f"--reference-fault={FAULT}")
+    status, certificate, output = certify(tmp_path, *args)
+    assert status == 1, output
+    failed = {c for c, v in certificate["clauses"].items() if v["status"] == "failed"}
+    assert failed == set(FAULTS[FAULT].clauses)
+    results = _results(tmp_path)
+    assert results
+    for result in results:
+        labels = {label["name"] for label in result["labels"]}
+        assert JUDGED_FAILED not in labels  # the working label is never written
+        if result["status"] in ("failed", "broken"):
+            assert _stories(result) <= failed, (result["name"], _stories(result) - failed)
+    # the sweep round with four red, tagged with every payout clause, shows only what it failed
+    sweep = [r for r in results if r["name"].startswith("Every selection settles by the")]
+    [four_red] = [r for r in sweep if r["status"] != "passed"]
+    assert four_red["name"].endswith("on r r r r") and len(sweep) == 16
+    tags = {label["value"] for label in four_red["labels"] if label["name"] == "tag"}
+    assert {"XD-PAY-02", "XD-PAY-09"} <= tags
+    assert four_red["status"] == "failed"
+    assert _stories(four_red) == {"XD-PAY-01", "REG-SETTLE-01"} <= failed
+    # a scenario that passed keeps every clause it judged
+    assert all({"XD-PAY-02", "XD-PAY-09"} <= _stories(r) for r in sweep if r is not four_red)
+
+
+def test_the_clauses_judged_failed_are_those_whose_checks_failed_and_the_contracts() -> None:
+    checks = {
+        "XD-PAY-01": {"ran": 3, "held": 2, "failed": ["FOUR_RED paid 10.00"]},
+        "XD-PAY-02": {"ran": 5, "held": 5, "failed": []},
+        "REG-SETTLE-01": {"ran": 10, "held": 9, "failed": ["..."]},
+    }
+    assert judged_failed(checks, None) == ["REG-SETTLE-01", "XD-PAY-01"]
+    assert judged_failed({"XD-PAY-02": checks["XD-PAY-02"]}, "CONTRACT-02") == ["CONTRACT-02"]
+    assert judged_failed({}, None) == []
