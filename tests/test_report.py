@@ -173,6 +173,19 @@ def test_a_mapping_run_under_a_profile_names_both_on_every_page() -> None:
     assert "adapter: mapping Sao Mai" in summary and "rules profile: variant-150" in summary
 
 
+def test_allure_names_the_executor_and_the_verdict(tmp_path) -> None:
+    certificate = a_failed_run()
+    certificate["target"]["name"] = "vendor\u202esicbo"  # the target's words, shown visibly
+    results = tmp_path / "results"
+    results.mkdir()
+    prepare_results(results, certificate, None)
+    shown = json.loads((results / "executor.json").read_text(encoding="utf-8"))
+    version = certificate["harness"]["version"]
+    assert shown["name"] == "livecert"
+    assert shown["buildName"] == f"livecert {version}: {certificate['verdict_statement']}"
+    assert "\u202e" not in shown["reportName"] and "vendor" in shown["reportName"]
+
+
 def test_the_history_is_taken_out_of_the_single_page_for_the_next_run(tmp_path) -> None:
     """One Allure build: the single file embeds its history (base64, one `d(...)` per file);
     the next run feeds it back, and a run made before keeps its allure-report/history."""

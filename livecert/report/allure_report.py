@@ -193,6 +193,21 @@ def environment_properties(certificate: dict) -> str:
     return "".join(f"{key}={value}\n" for key, value in escaped.items())
 
 
+def executor(certificate: dict) -> dict:
+    """Allure's Executors widget: what ran the scenarios and to what verdict (the verdict shown
+    there and in Environment, not as a test case of its own: it is no scenario, and would be
+    counted as one)."""
+    harness, target = certificate["harness"], certificate["target"]
+    verdict = certificate.get("verdict_statement") or certificate["verdict"]
+    name = target.get("name") or target.get("url") or certificate["run"].get("target_url", "")
+    return {
+        "name": "livecert",
+        "type": "livecert",
+        "buildName": f"livecert {harness['version']}: {verdict}",
+        "reportName": f"Certification of {name}",  # Allure shows the run's date beside it
+    }
+
+
 def show_results_visibly(results: Path) -> None:
     """The scenarios' results as Allure shows them, the target's words in their names and
     messages shown visibly (a bidi override in a failure message would reorder it on the page);
@@ -211,6 +226,8 @@ def prepare_results(results: Path, certificate: dict, previous_report: Path | No
         environment_properties(certificate), encoding="utf-8"
     )
     (results / "categories.json").write_text(json.dumps(CATEGORIES, indent=1), encoding="utf-8")
+    shown = visible_data(executor(certificate))  # the target's name is the target's words
+    (results / "executor.json").write_text(json.dumps(shown), encoding="utf-8")
     for history in (
         (previous_report / HISTORY_FOLDER, previous_report / OLD_REPORT_FOLDER / "history")
         if previous_report

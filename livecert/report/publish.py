@@ -6,14 +6,11 @@ written last, over every file including the page and the PDF. Before it, `guard`
 last check for secrets) reads every file: a secret found stops the publishing, with no manifest.
 """
 
-import json
-import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from livecert.report.allure_report import RESULTS_FOLDER, build_allure
+from livecert.report.allure_report import build_allure
 from livecert.report.certificate_page import write_certificate_page
 from livecert.report.charts import Chart, charts_for
 from livecert.report.manifest import entries, page_summary, write_manifest
@@ -48,37 +45,6 @@ def _write_charts(folder: Path, charts: list[Chart]) -> list[Path]:
     return written
 
 
-def _allure_summary(results: Path, certificate: dict, charts: list[Chart]) -> None:
-    """One extra Allure entry, "Run summary", carrying the verdict and the charts as attachments
-    (status unknown: it is not a scenario and must not change the counts)."""
-    if not results.is_dir():
-        return
-    attachments = []
-    for chart in charts:
-        source = f"{uuid.uuid4()}-attachment.png"
-        (results / source).write_bytes(chart.png)
-        attachments.append({"name": chart.title, "source": source, "type": "image/png"})
-    now = int(time.time() * 1000)
-    entry = {
-        "uuid": str(uuid.uuid4()),
-        "historyId": "livecert-run-summary",
-        "name": f"Run summary: {certificate.get('verdict_statement') or certificate['verdict']}",
-        "fullName": "livecert run summary",
-        "status": "unknown",
-        "stage": "finished",
-        "start": now,
-        "stop": now,
-        "description": "\n".join(certificate["verdict_reasons"]),
-        "labels": [
-            {"name": "epic", "value": "Run summary"},
-            {"name": "feature", "value": "Certificate"},
-            {"name": "severity", "value": "normal"},
-        ],
-        "attachments": attachments,
-    }
-    (results / f"{entry['uuid']}-result.json").write_text(json.dumps(entry), encoding="utf-8")
-
-
 def publish(
     folder: Path,
     certificate: dict,
@@ -96,7 +62,6 @@ def publish(
     charts = charts_for(certificate, records) if html else []
     result.files += _write_charts(folder, charts)
     if html:
-        _allure_summary(folder / RESULTS_FOLDER, certificate, charts)
         allure = build_allure(folder, certificate, previous_report, say)
         result.files += allure.built
         result.messages.append(allure.message)
