@@ -11,7 +11,8 @@ from pathlib import Path
 from cli_support import certify
 
 from livecert.reference.faults import FAULTS
-from livecert.suite.fixtures.evidence import JUDGED_FAILED, judged_failed
+from livecert.report import allure_report
+from livecert.suite.fixtures.evidence import JUDGED_FAILED, JUDGED_LINE, judged_failed
 
 FAULT = "four-red-pays-10-to-1"
 
@@ -48,6 +49,8 @@ def test_a_failed_scenario_shows_failed_only_under_the_clauses_it_failed(tmp_pat
     assert {"XD-PAY-02", "XD-PAY-09"} <= tags
     assert four_red["status"] == "failed"
     assert _stories(four_red) == {"XD-PAY-01", "REG-SETTLE-01"} <= failed
+    said = four_red["statusDetails"]["message"].splitlines()[-1]
+    assert said == f"{JUDGED_LINE}REG-SETTLE-01, XD-PAY-01"  # what the categories file it by
     # a scenario that passed keeps every clause it judged
     assert all({"XD-PAY-02", "XD-PAY-09"} <= _stories(r) for r in sweep if r is not four_red)
 
@@ -61,3 +64,7 @@ def test_the_clauses_judged_failed_are_those_whose_checks_failed_and_the_contrac
     assert judged_failed(checks, None) == ["REG-SETTLE-01", "XD-PAY-01"]
     assert judged_failed({"XD-PAY-02": checks["XD-PAY-02"]}, "CONTRACT-02") == ["CONTRACT-02"]
     assert judged_failed({}, None) == []
+
+
+def test_the_categories_file_by_the_line_the_suite_writes() -> None:
+    assert allure_report.JUDGED_LINE == JUDGED_LINE

@@ -3,6 +3,7 @@ charts. (tests/test_report_browser.py opens the real thing in Chromium.)"""
 
 import base64
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from livecert.certify.scope import IN_SCOPE
 from livecert.report import allure_report
 from livecert.report.allure_report import (
     CATEGORIES,
+    categories_for,
     environment_properties,
     install_generator,
     keep_history,
@@ -115,12 +117,22 @@ def test_allure_environment_names_the_target_versions_rounding_and_documents() -
     assert "Rounding\\ rule=half-even\n" in properties
     assert f"RULES.md\\ sha256={certificate['rules']['catalogue']['sha256']}\n" in properties
     assert properties.count("sha256\\ ") == 4
-    assert [c["name"] for c in CATEGORIES] == [
-        "Contract violation",
-        "Target error",
-        "Payout mismatch",
-        "Round-state violation",
-    ]
+    assert [c["name"] for c in CATEGORIES] == ["Contract violation", "Target error"]
+
+
+def test_allure_has_a_category_for_each_rule_the_certificate_failed() -> None:
+    """Filed by the line the suite adds to a failed scenario's message (the clauses its checks
+    failed), not by the clauses a message happens to name."""
+    certificate = a_failed_run()
+    failed = [c for c, row in certificate["clauses"].items() if row["status"] == "failed"]
+    assert failed
+    categories = categories_for(certificate)
+    assert [c["name"].split()[0] for c in categories] == [*failed, "Contract", "Target"]
+    first = categories[0]
+    pattern = re.compile(first["messageRegex"])
+    assert pattern.fullmatch(f"expected 10.00, saw 5.00\nJudged failed: X-1, {failed[0]}")
+    assert not pattern.fullmatch(f"expected 10.00 [breaks {failed[0]}]")  # named, not judged
+    assert not pattern.fullmatch(f"Judged failed: {failed[0]}1")
 
 
 def test_without_node_or_java_certify_says_how_to_build_the_html(tmp_path, monkeypatch) -> None:

@@ -176,7 +176,7 @@ def test_a_seeded_fault_shows_its_clause_and_curl_reproduction_in_allure(fault_r
     assert "curl -sS -X POST" in files[f"data/attachments/{found[0]['source']}"]
     shown = visit(page.as_uri() + "#categories", ARTIFACTS / "allure-categories.png")
     assert shown.outside_requests == []
-    assert "Payout mismatch" in shown.text
+    assert "XD-PAY-09 Big: more red than white" in shown.text  # a category per failed rule
 
 
 def test_the_second_run_carries_the_first_one_s_history(fault_run) -> None:
