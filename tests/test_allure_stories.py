@@ -55,6 +55,39 @@ def test_a_failed_scenario_shows_failed_only_under_the_clauses_it_failed(tmp_pat
     assert all({"XD-PAY-02", "XD-PAY-09"} <= _stories(r) for r in sweep if r is not four_red)
 
 
+def test_an_answer_outside_the_contract_is_filed_as_a_failure_of_its_clause(tmp_path: Path) -> None:
+    """pytest sees a contract violation as an error (Allure: broken, under every tag), where the
+    certificate fails the contract clause alone and leaves the tagged clauses untested."""
+    fault = "round-state-in-capitals"
+    args = ("--no-html", "--game", "xocdia", f"--reference-fault={fault}")
+    status, certificate, output = certify(tmp_path, *args)
+    assert status == 1, output
+    failed = {c for c, v in certificate["clauses"].items() if v["status"] == "failed"}
+    assert failed == {"CONTRACT-02"}
+    shown = [r for r in _results(tmp_path) if r["status"] in ("failed", "broken")]
+    assert shown
+    for result in shown:
+        assert (result["status"], _stories(result)) == ("failed", {"CONTRACT-02"}), result["name"]
+        said = result["statusDetails"]["message"].splitlines()[-1]
+        assert said == f"{JUDGED_LINE}CONTRACT-02"
+
+
+def test_a_failure_on_no_clause_it_judges_is_broken_not_failed(tmp_path: Path) -> None:
+    """A check failed on a clause the scenario is not tagged with: to the certificate a harness
+    error (its tagged clauses pass on what held), so Allure shows no clause failed by it."""
+    fault = "one-slip-per-round"
+    args = ("--no-html", "--game", "sicbo", f"--reference-fault={fault}", "--clauses", "TBL-MAL-01")
+    status, certificate, output = certify(tmp_path, *args)
+    assert status == 2, output  # incomplete: the harness's error
+    assert any("not tagged" in e for e in certificate["harness_errors"]), certificate
+    results = _results(tmp_path)
+    paused = [r for r in results if "paused during betting" in r["name"]]
+    assert paused and all(r["status"] == "broken" for r in paused)
+    # the scenarios tagged with the fault's clause fail on it alone (not selected in this run)
+    failed = [r for r in results if r["status"] == "failed"]
+    assert failed and all(_stories(r) == set(FAULTS[fault].clauses) for r in failed)
+
+
 def test_the_clauses_judged_failed_are_those_whose_checks_failed_and_the_contracts() -> None:
     checks = {
         "XD-PAY-01": {"ran": 3, "held": 2, "failed": ["FOUR_RED paid 10.00"]},

@@ -117,7 +117,7 @@ def test_allure_environment_names_the_target_versions_rounding_and_documents() -
     assert "Rounding\\ rule=half-even\n" in properties
     assert f"RULES.md\\ sha256={certificate['rules']['catalogue']['sha256']}\n" in properties
     assert properties.count("sha256\\ ") == 4
-    assert [c["name"] for c in CATEGORIES] == ["Contract violation", "Target error"]
+    assert [c["name"] for c in CATEGORIES] == ["Target error"]
 
 
 def test_allure_has_a_category_for_each_rule_the_certificate_failed() -> None:
@@ -127,7 +127,7 @@ def test_allure_has_a_category_for_each_rule_the_certificate_failed() -> None:
     failed = [c for c, row in certificate["clauses"].items() if row["status"] == "failed"]
     assert failed
     categories = categories_for(certificate)
-    assert [c["name"].split()[0] for c in categories] == [*failed, "Contract", "Target"]
+    assert [c["name"].split()[0] for c in categories] == [*failed, "Target"]
     first = categories[0]
     pattern = re.compile(first["messageRegex"])
     assert pattern.fullmatch(f"expected 10.00, saw 5.00\nJudged failed: X-1, {failed[0]}")

@@ -39,12 +39,6 @@ NO_ANALYTICS = {"ALLURE_NO_ANALYTICS": "true"}
 
 CATEGORIES = [
     {
-        "name": "Contract violation",
-        "description": "A response outside the certification contract (CONTRACT-01, CONTRACT-02).",
-        "messageRegex": r"(?s).*(contract violation|CONTRACT-0\d).*",
-        "matchedStatuses": ["failed", "broken"],
-    },
-    {
         "name": "Target error",
         "description": "The target was down, answered 5xx or not JSON, or timed out.",
         "messageRegex": r"(?s).*(target error|TargetError|unreachable|timed out|not JSON).*",
@@ -57,18 +51,22 @@ JUDGED_LINE = "Judged failed: "
 
 
 def categories_for(certificate: dict) -> list[dict]:
-    """One category per rule the certificate failed, holding the scenarios whose checks failed
-    it (as judged, not as their messages happen to name clauses), then the contract's and the
-    target's errors."""
+    """One category per clause the certificate failed (a rule's, or the contract's), holding the
+    scenarios whose failure was judged on it (not those whose messages happen to name it),
+    then the target's errors."""
     per_clause = [
         {
             "name": f"{clause} {row['text']}",
-            "description": f"RULES.md line {row['catalogue_line']}: {row['text']}",
+            "description": (
+                f"RULES.md line {row['catalogue_line']}: {row['text']}"
+                if row.get("catalogue_line")
+                else f"The certification contract: {row['text']}"
+            ),
             "messageRegex": rf"(?s).*{JUDGED_LINE}[^\n]*\b{re.escape(clause)}\b.*",
             "matchedStatuses": ["failed"],
         }
         for clause, row in certificate["clauses"].items()
-        if row["status"] == "failed" and not clause.startswith("CONTRACT-")
+        if row["status"] == "failed"
     ]
     return [*per_clause, *CATEGORIES]
 
