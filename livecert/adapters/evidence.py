@@ -13,13 +13,10 @@ import math
 import shlex
 import statistics
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from typing import TypeVar
 
 from livecert.adapters.secrets import SECRETS
-
-T = TypeVar("T")
 
 _BODY_LIMIT = 256_000
 
@@ -126,20 +123,6 @@ class ExchangeRecorder:
             yield into
         finally:
             self._thread.into = None
-
-    def carried(self, call: Callable[[], T]) -> Callable[[], T]:
-        """`call`, to run on another thread with its exchanges going where this thread's go
-        now (kept apart with a round played ahead, if this thread is capturing)."""
-        into = getattr(self._thread, "into", None)
-
-        def run() -> T:
-            self._thread.into = into
-            try:
-                return call()
-            finally:
-                self._thread.into = None
-
-        return run
 
     def replay(self, exchanges: list[Exchange]) -> None:
         """Exchanges captured earlier, now the evidence of the scenario running (their requests

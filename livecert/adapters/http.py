@@ -61,10 +61,6 @@ def _slip(bets: Sequence[tuple[str, Decimal | str]]) -> dict:
 class HttpAdapter:
     """Drives a target that serves the certification contract."""
 
-    # the contract's players are the operator's: made whether or not a round is open, so a
-    # player and a round can be asked for at once (harness.sweep)
-    players_need_no_round = True
-
     def __init__(
         self,
         base_url: str,

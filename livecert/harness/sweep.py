@@ -6,7 +6,6 @@ betting, enter the result (whose answer carries every settlement).
 """
 
 from collections.abc import Collection
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -157,34 +156,12 @@ def bet_on_every_selection(
     the target offers, or of those of the clauses `only` names (or, `one_request`, keep the slip
     for the request that also settles it)."""
     codes = swept_codes(adapter, paytable, only)
+    player = adapter.create_player(stake * len(codes))
     if one_request:
-        player = adapter.create_player(stake * len(codes))
         return SweepRound(player, "", [], table_id, [(c, stake) for c in codes])
-    player, opened = _player_and_round(adapter, paytable, table_id, stake * len(codes))
+    opened = open_round(adapter, paytable.game, table_id)
     placed = adapter.place_bets(player, opened.round_id, [(c, stake) for c in codes])
     return SweepRound(player, opened.round_id, placed, table_id, opened=opened)
-
-
-_BESIDE = ThreadPoolExecutor(max_workers=32, thread_name_prefix="livecert-sweep-player")
-
-
-def _player_and_round(
-    adapter: TargetAdapter, paytable: Paytable, table_id: str, balance: Decimal
-) -> tuple[PlayerHandle, RoundView]:
-    """A player made and a round opened: at once where the adapter says its target makes
-    players whether or not a round is open (the contract's, where they are independent
-    requests), else the player first. A failure is raised as when the player comes first."""
-    if not getattr(adapter, "players_need_no_round", False):
-        return adapter.create_player(balance), open_round(adapter, paytable.game, table_id)
-    made = _BESIDE.submit(adapter.recorder.carried(lambda: adapter.create_player(balance)))
-    try:
-        opened = open_round(adapter, paytable.game, table_id)
-    except BaseException:
-        failed = made.exception()  # waits: its request done and recorded, as the step's
-        if failed is None:
-            raise
-        raise failed from None
-    return made.result(), opened
 
 
 def settle_sweep_round(
