@@ -163,20 +163,28 @@ class SweepPool:
             bets.exchanges[:0] = made.exchanges
         played = PlayedRound(outcome, bets)
         if bets.error is not None or self._stopped.is_set():
-            return played
+            return self._table_left(played)
         sweep_round: SweepRound = bets.value
         if not one_request:
             played.close = _step(
                 self.recorder, lambda: self.adapter.close_betting(sweep_round.round_id)
             )
             if played.close.error is not None:
-                return played
+                return self._table_left(played)
         played.result = _step(
             self.recorder,
             lambda: settle_sweep_round(
                 self.adapter, self.paytable, self.info, sweep_round, outcome
             ),
         )
+        return self._table_left(played)
+
+    def _table_left(self, played: PlayedRound) -> PlayedRound:
+        """A round whose step failed may still be live at this thread's table: the thread
+        leaves the table, and its next round is played at a new one (as a scenario that
+        failed leaves its table), never refused for what this round left behind."""
+        if any(step.error is not None for step in played.steps()):
+            self._table.id = None
         return played
 
     def stop(self) -> None:
