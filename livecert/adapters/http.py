@@ -223,23 +223,17 @@ class HttpAdapter:
 
     @staticmethod
     def _bet(raw: dict) -> BetView:
-        try:  # parse_money refuses any amount not of the contract's shape
-            stake = parse_money(raw["stake"])
-            win, returned = raw.get("win"), raw.get("returned")
-            win = None if win is None else parse_money(win)
-            returned = None if returned is None else parse_money(returned)
-        except MoneyError as error:  # a round holds 110 bets: where is said only when wrong
-            raise TargetError(f"bet {raw.get('bet_id')}", str(error)) from None
+        where = f"bet {raw.get('bet_id')}"
         return BetView(
             bet_id=raw["bet_id"],
             round_id=raw["round_id"],
             player_id=raw["player_id"],
             selection=raw["selection"],
-            stake=stake,
+            stake=_money(raw["stake"], where),
             status=raw["status"],
             outcome=raw.get("outcome"),
-            win=win,
-            returned=returned,
+            win=_optional_money(raw.get("win"), where),
+            returned=_optional_money(raw.get("returned"), where),
         )
 
     def _round(self, raw: dict) -> RoundView:

@@ -11,7 +11,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 ROUNDING_MODES = ("down", "up", "half-up", "half-even")
-_MONEY = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$")
+_MONEY = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")  # the whole amount: fullmatch
 
 
 class MoneyError(ValueError):
@@ -22,20 +22,20 @@ def parse_money(text: object) -> Decimal:
     """Parse a contract money string ("10.00") into a Decimal; anything else is an error."""
     if not isinstance(text, str):
         raise MoneyError(f"amount={text!r} is not a decimal string like '10.00'")
-    return _parse_text(text) if len(text) <= _KEPT_LENGTH else _parse_text.__wrapped__(text)
+    return _read_kept(text) if len(text) <= _KEPT_LENGTH else _read(text)
 
 
-_KEPT_LENGTH = 32  # the longest amount kept parsed: a target's long strings pin no memory
-
-
-@lru_cache(maxsize=4096)
-def _parse_text(text: str) -> Decimal:
-    """The same few amounts come back thousands of times (a round of 110 bets of 1.00, each
-    winning 0.00 or a few odds): parsed once each, if short. A Decimal is immutable, so one
-    may be shared; a refusal raises, which is never kept."""
+def _read(text: str) -> Decimal:
     if not _MONEY.fullmatch(text):
         raise MoneyError(f"amount={text!r} is not a decimal string like '10.00'")
     return Decimal(text)
+
+
+# The same few amounts come back thousands of times (a round of 110 bets of 1.00, each winning
+# 0.00 or a few odds): read once each, if short (a target's long strings pin no memory). A
+# Decimal is immutable, so one may be shared; a refusal raises, which is never kept.
+_KEPT_LENGTH = 32
+_read_kept = lru_cache(maxsize=4096)(_read)
 
 
 def round_to_minor(amount: Fraction, minor_unit: int, mode: str) -> Decimal:
