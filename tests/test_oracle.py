@@ -1,7 +1,9 @@
 """The oracle against the hand-computed tables: wins and returns per selection over 216 rolls."""
 
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
+from itertools import permutations
 
 import pytest
 from hand_tables import (
@@ -29,6 +31,7 @@ from livecert.rules import (
 )
 from livecert.rules.money import MoneyError, parse_money
 from livecert.rules.rtp import unit_return
+from livecert.rules.settlement import _settle
 
 PAYTABLE = load_paytable("sicbo")
 HAND = sicbo_hand_table()
@@ -152,6 +155,26 @@ def test_an_expected_settlement_in_money() -> None:
 def test_an_impossible_roll_is_refused_by_name(dice) -> None:
     with pytest.raises(OutcomeError, match="three dice of 1 to 6"):
         settle(PAYTABLE, "SMALL", dice)
+
+
+@pytest.mark.parametrize("game", ["sicbo", "xocdia"])
+def test_a_ruling_kept_for_one_order_is_the_rulings_of_every_order(game: str) -> None:
+    """`settle` keeps a ruling per result in order; each order ruled afresh must agree."""
+    paytable = load_paytable(game)
+    for result in all_outcomes(paytable):
+        for order in set(permutations(result)):
+            for selection in paytable.selections:
+                assert settle(paytable, selection.code, order) == _settle(
+                    paytable, selection.code, order
+                ), (selection.code, order)
+
+
+def test_a_profiled_paytable_keeps_its_own_rulings() -> None:
+    """A profile's table pays otherwise: it must never answer from the documents' rulings."""
+    documents = load_paytable("sicbo")
+    settle(documents, "TRIPLE_1", (1, 1, 1))
+    profiled = replace(documents, selections=documents.selections, by_code={})
+    assert profiled.rulings == {} and documents.rulings
 
 
 def test_an_unknown_selection_is_refused_with_an_example() -> None:

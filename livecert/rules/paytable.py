@@ -55,6 +55,11 @@ class Paytable:
     selections: tuple[Selection, ...]
     source_path: str
     by_code: dict[str, Selection] = field(default_factory=dict, compare=False)
+    # the oracle's rulings, by selection and outcome in order: a sweep rules on the same pairs
+    # again and again (216 Sic Bo rolls are 56 results); filled by `settlement.settle`
+    rulings: dict[tuple[str, tuple], Any] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         self.by_code.update({s.code: s for s in self.selections})

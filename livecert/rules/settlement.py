@@ -57,9 +57,18 @@ def check_outcome(paytable: Paytable, outcome: Outcome) -> Outcome:
 
 
 def settle(paytable: Paytable, code: str, outcome: Outcome) -> Settlement:
-    """Settle one selection on one outcome by the paytable."""
-    selection = paytable.selection(code)
+    """Settle one selection on one outcome by the paytable. The dice and the tokens are not
+    told apart (every condition counts faces), so a ruling is kept for the outcome in order."""
     result = check_outcome(paytable, outcome)
+    key = (code, tuple(sorted(result)))
+    ruling = paytable.rulings.get(key)
+    if ruling is None:
+        ruling = paytable.rulings[key] = _settle(paytable, code, result)
+    return ruling
+
+
+def _settle(paytable: Paytable, code: str, result: Outcome) -> Settlement:
+    selection = paytable.selection(code)
     if selection.loses_on_triple and is_triple(result):
         return Settlement("lose", Fraction(0), (paytable.triple_loss_clause or selection.clause,))
     if selection.refund_condition and CONDITIONS[selection.refund_condition](
