@@ -60,6 +60,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.contract",
         "livecert.reference.serve",
         "livecert.harness.restart_options",  # the restart options, one definition (stdlib only)
+        "livecert.report.signing",  # `livecert sign` and `verify`: a finished report's files
     ),
     "livecert.reference": ("livecert.reference",),
     # the suite: features/, steps/ and fixtures/ in the repository, livecert.suite.* installed

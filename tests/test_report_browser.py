@@ -11,11 +11,19 @@ import base64
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 from browser import visit
-from cli_support import certify
+from cli_support import certify, livecert
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+)
 
 from livecert.report.allure_report import generator_path
 from livecert.report.manifest import sha256_of
@@ -73,6 +81,29 @@ def test_the_report_folder_holds_every_page_and_the_manifest(clean_run) -> None:
         assert sha256_of(folder / path) == digest, path
     own, name = (folder / "manifest.sha256").read_text(encoding="utf-8").split()
     assert (name, own) == ("manifest.json", sha256_of(folder / "manifest.json"))
+
+
+def test_a_fresh_report_signed_verifies_and_fails_on_a_changed_byte(clean_run, tmp_path) -> None:
+    """The whole of a real run's folder, pages and Allure's thousands of files, is covered."""
+    folder = tmp_path / "copy"
+    shutil.copytree(clean_run[0], folder, symlinks=True)
+    key = Ed25519PrivateKey.generate()
+    (tmp_path / "lab.key").write_bytes(
+        key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    )
+    (tmp_path / "lab.pub").write_bytes(
+        key.public_key().public_bytes(Encoding.OpenSSH, PublicFormat.OpenSSH)
+    )
+    signed = livecert("sign", str(folder), "--key", str(tmp_path / "lab.key"), "--signer", "QA")
+    assert signed.returncode == 0, signed.stderr
+    verify = ("verify", str(folder), "--public-key", str(tmp_path / "lab.pub"))
+    assert livecert(*verify).returncode == 0
+    pdf = bytearray((folder / "certificate.pdf").read_bytes())
+    pdf[-10] ^= 0x20
+    (folder / "certificate.pdf").write_bytes(bytes(pdf))
+    changed = livecert(*verify)
+    assert changed.returncode == 1
+    assert "changed since the run: certificate.pdf" in changed.stdout
 
 
 def test_the_certificate_renders_offline_with_the_run_numbers(clean_run) -> None:

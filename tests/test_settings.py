@@ -186,7 +186,17 @@ def test_every_command_and_option_has_help_naming_its_variable() -> None:
     parser = build_parser()
     [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     helps = {c.dest: c.help for c in sub._choices_actions}
-    assert set(helps) == {"certify", "serve", "doctor", "selftest", "report", "config", "load"}
+    assert set(helps) == {
+        "certify",
+        "serve",
+        "doctor",
+        "selftest",
+        "report",
+        "sign",
+        "verify",
+        "config",
+        "load",
+    }
     assert all(helps.values()), helps
     for name, command in sub.choices.items():
         if name == "serve":

@@ -236,6 +236,66 @@ def run_report(args: argparse.Namespace, argv: list[str]) -> int:
     return 0
 
 
+def run_sign(args: argparse.Namespace, argv: list[str]) -> int:
+    from livecert.report.signing import SigningError, load_private_key, sign_report
+    from livecert.target_text import terminal_lines
+
+    if not args.folder.is_dir():
+        return _usage("sign", f"{args.folder} is not a report folder")
+    try:
+        key = load_private_key(args.key)
+    except SigningError as error:
+        return _usage("sign", str(error))
+    try:
+        statement = sign_report(args.folder, key, args.signer)
+    except SigningError as error:
+        print(terminal_lines([f"livecert sign: {error}"]), file=sys.stderr)
+        return 1
+    print(
+        terminal_lines(
+            [
+                f"signed {args.folder / 'manifest.json'}: {args.folder / 'manifest.sig'}",
+                f"  by {statement['signed_by']} at {statement['signed_at']}",
+                f"  key {statement['public_key_fingerprint']}",
+            ]
+        )
+    )
+    return 0
+
+
+def run_verify(args: argparse.Namespace, argv: list[str]) -> int:
+    from livecert.report.signing import SigningError, load_public_key, outside, verify_report
+    from livecert.target_text import terminal_lines
+
+    if not args.folder.is_dir():
+        return _usage("verify", f"{args.folder} is not a report folder")
+    if not outside(args.folder, args.public_key):
+        return _usage(
+            "verify",
+            f"{args.public_key} is inside the report: a key shipped with a report cannot vouch "
+            "for it; use the signer's key from where you trust it",
+        )
+    try:
+        key = load_public_key(args.public_key)
+    except SigningError as error:
+        return _usage("verify", str(error))
+    found = verify_report(args.folder, key)
+    if found.verified:
+        print(
+            terminal_lines(
+                [
+                    f"verified: {args.folder} is as signed",
+                    f"  by {found.signed_by} at {found.signed_at}",
+                    f"  key {found.fingerprint}",
+                ]
+            )
+        )
+        return 0
+    lines = [f"NOT verified: {args.folder}", *(f"  {p}" for p in found.problems)]
+    print(terminal_lines(lines))
+    return 1
+
+
 def run_config(args: argparse.Namespace, argv: list[str]) -> int:
     from livecert.target_text import terminal_lines
 

@@ -384,6 +384,47 @@ def report_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return report
 
 
+def sign_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    sign = sub.add_parser(
+        "sign",
+        help="sign a finished report: manifest.sig beside its manifest (Ed25519)",
+        description="Sign a report folder: check that its files are still those its manifest "
+        "lists, then write manifest.sig, an Ed25519 signature over manifest.json naming who "
+        "signed, when (UTC) and the key's fingerprint (as `ssh-keygen -l` shows it). The key "
+        "is a PEM (`openssl genpkey -algorithm ed25519 -out lab.key`) or OpenSSH (`ssh-keygen "
+        "-t ed25519`) private key; an encrypted one is opened with the passphrase in "
+        "LIVECERT_SIGNING_PASSPHRASE. Exit status: 0 signed, 1 the report no longer agrees with "
+        "its manifest, 3 a usage error.",
+    )
+    sign.add_argument("folder", type=Path, metavar="REPORT", help="a run's report folder")
+    sign.add_argument(
+        "--key", type=Path, required=True, metavar="KEY",
+        help="the lab's Ed25519 private key file (PEM or OpenSSH)",
+    )  # fmt: skip
+    sign.add_argument(
+        "--signer", required=True, metavar="NAME",
+        help="who signs, as the signature names them (e.g. \"A. Reviewer, Example Labs\")",
+    )  # fmt: skip
+    return sign
+
+
+def verify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    verify = sub.add_parser(
+        "verify",
+        help="check a signed report against a public key you trust",
+        description="Check a report's manifest.sig with a public key the reader trusts (PEM, or "
+        "an OpenSSH .pub line; never a key inside the report), then every file against the "
+        "manifest: a changed, missing or added file fails. Exit status: 0 verified, 1 not, 3 a "
+        "usage error.",
+    )
+    verify.add_argument("folder", type=Path, metavar="REPORT", help="a signed report folder")
+    verify.add_argument(
+        "--public-key", type=Path, required=True, metavar="KEY",
+        help="the signer's Ed25519 public key, from outside the report",
+    )  # fmt: skip
+    return verify
+
+
 def config_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     config = sub.add_parser(
         "config",
@@ -491,6 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
     doctor_parser(sub)
     selftest_parser(sub)
     report_parser(sub)
+    sign_parser(sub)
+    verify_parser(sub)
     config_parser(sub)
     load_parser(sub)
     return parser

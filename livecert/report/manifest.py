@@ -9,7 +9,8 @@ from pathlib import Path
 
 MANIFEST = "manifest.json"
 MANIFEST_HASH = "manifest.sha256"
-_SKIP = {MANIFEST, MANIFEST_HASH}
+SIGNATURE = "manifest.sig"  # livecert sign: beside the manifest, over it (report/signing.py)
+_SKIP = {MANIFEST, MANIFEST_HASH, SIGNATURE}
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,9 @@ def page_summary(found: list[Entry]) -> list[Entry]:
 
 
 def write_manifest(folder: Path) -> tuple[Path, str]:
-    """Write manifest.json over every file in `folder` and manifest.sha256 over it."""
+    """Write manifest.json over every file in `folder` and manifest.sha256 over it; a signature
+    of an earlier manifest no longer applies and is removed."""
+    (folder / SIGNATURE).unlink(missing_ok=True)
     found = entries(folder)
     manifest = {
         "algorithm": "sha256",
