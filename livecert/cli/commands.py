@@ -236,6 +236,27 @@ def run_report(args: argparse.Namespace, argv: list[str]) -> int:
     return 0
 
 
+def run_compare(args: argparse.Namespace, argv: list[str]) -> int:
+    import json
+
+    from livecert.certify.compare import CompareError, compare, comparison_lines, read_certificate
+    from livecert.target_text import terminal_lines
+
+    try:
+        old, new = read_certificate(args.old), read_certificate(args.new)
+    except CompareError as error:
+        return _usage("compare", str(error))
+    old_name, new_name = args.old.resolve().name, args.new.resolve().name
+    difference = compare(old, new)
+    output = args.output or args.new.resolve().parent / f"compare-{old_name}-{new_name}.json"
+    try:
+        output.write_text(json.dumps(difference, indent=2) + "\n", encoding="utf-8")
+    except OSError as error:
+        return _usage("compare", f"cannot write {output}: {error.strerror}")
+    print(terminal_lines([*comparison_lines(difference, old_name, new_name), f"written: {output}"]))
+    return 1 if difference["newly_failing"] else 0
+
+
 def run_sign(args: argparse.Namespace, argv: list[str]) -> int:
     from livecert.report.signing import SigningError, load_private_key, sign_report
     from livecert.target_text import terminal_lines

@@ -384,6 +384,25 @@ def report_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return report
 
 
+def compare_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    compare = sub.add_parser(
+        "compare",
+        help="two reports clause by clause: fixed, newly failing, still failing, not tested",
+        description="Compare two runs' certificates clause by clause and print what the newer "
+        "one fixed, newly fails, still fails, no longer tests and newly passes, each judged by "
+        "the runs' own verdicts; the difference is also written as JSON. Exit status: 0 "
+        "nothing newly failing, 1 a clause newly failing (a regression), 3 a usage error.",
+    )
+    compare.add_argument("old", type=Path, metavar="OLD", help="the earlier report folder")
+    compare.add_argument("new", type=Path, metavar="NEW", help="the later report folder")
+    compare.add_argument(
+        "--output", type=Path, default=None, metavar="FILE",
+        help="where the difference is written as JSON (default compare-OLD-NEW.json beside "
+        "NEW, outside both reports so that their manifests still hold)",
+    )  # fmt: skip
+    return compare
+
+
 def sign_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     sign = sub.add_parser(
         "sign",
@@ -532,6 +551,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor_parser(sub)
     selftest_parser(sub)
     report_parser(sub)
+    compare_parser(sub)
     sign_parser(sub)
     verify_parser(sub)
     config_parser(sub)
