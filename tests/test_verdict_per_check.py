@@ -16,6 +16,8 @@ import yaml
 from cli_support import certify
 from vendor_support import MAPPING, certify_mapping, vendor_server
 
+from livecert.certify.runner import unexplained_stop
+
 PAYOUTS = [f"XD-PAY-{n:02d}" for n in range(1, 11)]
 NOT_OFFERED = {"TWO_TWO": "XD-PAY-03", "FOUR_OF_A_COLOUR": "XD-PAY-06"}
 
@@ -112,3 +114,20 @@ def test_a_stopped_test_run_is_incomplete_whatever_passed_before(
     assert (status, cert["verdict"]) == (2, "incomplete"), output[-3000:]
     assert words in cert["harness_errors"][0]
     assert cert["verdict_reasons"][0].startswith("harness error: the test run ")
+
+
+@pytest.mark.parametrize(
+    ("records", "crashed"),
+    [
+        ([{"type": "target_error", "stage": "preflight", "message": "cannot connect"}], False),
+        ([{"type": "run_cut", "stage": "preflight", "message": "the run's end"}], False),
+        ([{"type": "target_error", "message": "answered 500 mid-run"}], True),
+        ([], True),
+    ],
+)
+def test_status_3_is_a_crash_unless_the_run_stopped_itself_before_the_first_scenario(
+    records: list[dict], crashed: bool
+) -> None:
+    """A target unreachable at the start ends the run with status 3 by design, said as a
+    target error: blaming the harness too would put a false harness error in the verdict."""
+    assert (unexplained_stop(3, records) is not None) == crashed

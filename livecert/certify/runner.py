@@ -49,6 +49,7 @@ from livecert.certify.workers import ROUND_TRIP_OPERATION, WorkersChoice, choose
 from livecert.harness.run_record import read_run_record
 from livecert.harness.sweep import sweep_only_problem
 from livecert.report import publish
+from livecert.report.junit import SCENARIOS_JUNIT
 from livecert.report.publish import SecretInReport
 from livecert.rules.paytable import use_profile
 from livecert.rules.profiles import load_profile
@@ -174,8 +175,13 @@ def unexplained_stop(returncode: int, records: list[dict]) -> str | None:
     """What the run record cannot account for in pytest's exit status: a crash of the test run
     (its internal error, status 3), or an interruption (status 2) that no target error, mapping
     error or run's end explains. The scenarios after it were never judged, so the run is
-    incomplete, whatever passed before it."""
-    if returncode == 3:
+    incomplete, whatever passed before it. Status 3 after a preflight error is the run's own
+    stop before the first scenario (the target unreachable, a mapping file refused), said
+    there: not a crash."""
+    stopped_before = any(
+        r["type"] in ("target_error", "run_cut") and r.get("stage") == "preflight" for r in records
+    )
+    if returncode == 3 and not stopped_before:
         return (
             "the test run crashed (pytest's internal error, status 3; see the output): the "
             "scenario in flight and those after it were not judged"
@@ -243,7 +249,7 @@ def pytest_command(
         "-q" if not options.quiet else "-qq",
         f"--livecert-record={folder / 'run-record.jsonl'}",
         f"--alluredir={folder / 'allure-results'}",
-        f"--junitxml={folder / 'junit.xml'}",
+        f"--junitxml={folder / SCENARIOS_JUNIT}",
         f"--target-timeout={options.timeout:g}",
         f"--restart-timeout={options.restart_timeout:g}",
         f"--request-deadline={options.request_deadline:g}",
@@ -409,7 +415,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     started = time.monotonic()
     returncode = _run_suite(command, env, options.output)
     elapsed = time.monotonic() - started
-    show_junit_visibly(folder / "junit.xml")
+    show_junit_visibly(folder / SCENARIOS_JUNIT)
     leaked = guard_folder(folder)
     record_path = folder / "run-record.jsonl"
     records = read_run_record(record_path) if record_path.exists() else []
@@ -459,6 +465,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
             "run_record": "run-record.jsonl",
             "allure_results": "allure-results",
             "junit": "junit.xml",
+            "junit_scenarios": SCENARIOS_JUNIT,
             "certificate": "certificate.json",
         },
     }
@@ -484,9 +491,9 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
 
 
 def show_junit_visibly(path: Path) -> None:
-    """junit.xml with the target's words shown visibly: pytest already writes the characters
-    XML forbids as `#x1B`; the ones it allows but a viewer obeys (a bidi override, C1 controls)
-    are written as escapes here too."""
+    """pytest's junit-scenarios.xml with the target's words shown visibly: pytest already
+    writes the characters XML forbids as `#x1B`; the ones it allows but a viewer obeys (a bidi
+    override, C1 controls) are written as escapes here too."""
     if not path.is_file():
         return
     try:

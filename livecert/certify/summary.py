@@ -90,7 +90,7 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
         ("certificate.pdf", "the same, as PDF"),
         ("allure-report.html", "the Allure report, opens offline"),
         ("certificate.json", "the certificate as data"),
-        ("junit.xml", "JUnit XML for CI"),
+        ("junit.xml", "JUnit XML for CI, a case per clause"),
         ("manifest.json", "sha256 of every file; manifest.sha256 holds its own hash"),
     ):
         if (folder / name).exists():

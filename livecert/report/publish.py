@@ -13,6 +13,7 @@ from pathlib import Path
 from livecert.report.allure_report import build_allure
 from livecert.report.certificate_page import write_certificate_page
 from livecert.report.charts import Chart, charts_for
+from livecert.report.junit import write_junit
 from livecert.report.manifest import entries, page_summary, write_manifest
 from livecert.report.pdf import print_pdf
 from livecert.report.rules_page import write_rules
@@ -55,10 +56,12 @@ def publish(
     guard: Callable[[Path], list[str]] | None = None,
 ) -> PublishResult:
     """Write the report's pages next to certificate.json; `html=False` writes only the rules,
-    charts and manifest (the self-test's many runs need no pages). `guard` answers the files
-    holding a secret (each 'file: $NAME'); any stops the publishing before the manifest."""
+    junit.xml, charts and manifest (the self-test's many runs need no pages). `guard` answers
+    the files holding a secret (each 'file: $NAME'); any stops the publishing before the
+    manifest."""
     result = PublishResult()
     result.files.append(write_rules(folder))
+    result.files.append(write_junit(folder, certificate))
     charts = charts_for(certificate, records) if html else []
     result.files += _write_charts(folder, charts)
     if html:
