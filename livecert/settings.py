@@ -25,21 +25,30 @@ from urllib.parse import urlsplit
 
 CONFIG_ENV = "LIVECERT_CONFIG"
 CONFIG_FILE = "livecert.toml"
-LAB_FIELDS = (
+LAB_TEXT_FIELDS = (
     "lab",
     "accreditation",
     "report_number",
     "client",
     "tester",
     "reviewer",
-    "jurisdictions",
-    "standards",
     "build_name",
     "build_version",
     "build_hash",
     "test_dates",
+    "retest_of",  # the report number this run retests
+    "signer",  # who will sign the report (livecert sign --signer), shown on its page
+    "signing_key",  # that key's fingerprint (SHA256:..., as ssh-keygen -l shows it)
     "notes",
 )
+LAB_LIST_FIELDS = ("jurisdictions", "standards")  # text, or a list of texts
+# arrays of tables: each names a clause, why, and who approved it
+LAB_TABLE_FIELDS = {
+    "waivers": ("clause", "reason", "approved_by"),
+    "deviations": ("clause", "reason", "approved_by"),
+}
+LAB_FIELDS = (*LAB_TEXT_FIELDS, *LAB_LIST_FIELDS, *LAB_TABLE_FIELDS)
+
 SECRET_SHOWN = "(set, not shown)"
 
 
@@ -187,6 +196,48 @@ def _toml(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{path} is not a readable TOML file: {error}") from None
 
 
+def check_lab(lab: object, where: str) -> dict[str, Any]:
+    """A [lab] table as the report uses it: known fields, text where text is meant, and each
+    waiver or deviation naming its clause, why and who approved it."""
+    if not isinstance(lab, dict):
+        raise SettingsError(f'{where}: [lab] must be a table, e.g. lab = "Example Labs"')
+    unknown = sorted(set(lab) - set(LAB_FIELDS))
+    if unknown:
+        raise SettingsError(
+            f"{where} [lab]: unknown field(s) {', '.join(unknown)}; the fields are "
+            f"{', '.join(LAB_FIELDS)}"
+        )
+    for key in LAB_TEXT_FIELDS:
+        if key in lab and not isinstance(lab[key], str | int):
+            raise SettingsError(f'{where} [lab]: {key} must be text, e.g. {key} = "..."')
+    for key in LAB_LIST_FIELDS:
+        value = lab.get(key, [])
+        if not isinstance(value, str) and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
+            raise SettingsError(f'{where} [lab]: {key} must be a list of texts, e.g. ["GLI-19"]')
+    for key, needed in LAB_TABLE_FIELDS.items():
+        rows = lab.get(key, [])
+        example = f'[[lab.{key}]] clause = "SB-PAY-08", reason = "...", approved_by = "..."'
+        if not isinstance(rows, list):
+            raise SettingsError(f"{where} [lab]: {key} must be an array of tables: {example}")
+        for number, row in enumerate(rows, 1):
+            missing = [k for k in needed if not isinstance(row, dict) or not str(row.get(k, ""))]
+            extra = sorted(set(row) - set(needed)) if isinstance(row, dict) else []
+            if missing or extra:
+                what = f"needs {', '.join(missing)}" if missing else f"has no {', '.join(extra)}"
+                raise SettingsError(f"{where} [lab]: {key} #{number} {what}: {example}")
+    return {k: str(v) if k in LAB_TEXT_FIELDS else v for k, v in lab.items()}
+
+
+def read_lab_file(path: Path) -> dict[str, Any]:
+    """`--lab FILE`: a TOML file of the lab's fields, as its [lab] table or at its top level."""
+    if not path.is_file():
+        raise SettingsError(f"--lab: the file {path} does not exist")
+    data = _toml(path)
+    return check_lab(data["lab"] if set(data) == {"lab"} else data, f"--lab {path}")
+
+
 def load_config(path: Path | None) -> ConfigFile:
     """Read and check a config file: every key a known setting, every value readable."""
     if path is None:
@@ -197,15 +248,7 @@ def load_config(path: Path | None) -> ConfigFile:
         data, where = data.get("tool", {}).get("livecert", {}), f"{path} [tool.livecert]"
     if not isinstance(data, dict):
         raise SettingsError(f"{where} is not a table of settings")
-    lab = data.pop("lab", {})
-    if not isinstance(lab, dict):
-        raise SettingsError(f'{where}: [lab] must be a table, e.g. lab = "Example Labs"')
-    unknown_lab = sorted(set(lab) - set(LAB_FIELDS))
-    if unknown_lab:
-        raise SettingsError(
-            f"{where} [lab]: unknown field(s) {', '.join(unknown_lab)}; the fields are "
-            f"{', '.join(LAB_FIELDS)}"
-        )
+    lab = check_lab(data.pop("lab", {}), where)
     values: dict[str, Any] = {}
     for key, raw in data.items():
         setting = SETTINGS.get(key)

@@ -98,15 +98,32 @@ def _target(target: dict, records: list[dict]) -> dict[str, Any]:
     return shown
 
 
+def apply_waivers(statuses: dict[str, dict], waivers: list[dict]) -> list[str]:
+    """Show each waiver on its clause's row; answer the clauses in scope whose failure or want
+    of a test a waiver covers (the verdict is then said "with N waivers"). A clause keeps the
+    status it was judged: a waiver is the lab's decision, not a pass."""
+    covered = []
+    for waiver in waivers:
+        row = statuses.get(waiver["clause"])
+        if row is None:
+            continue  # a clause of another game than this run's
+        row["waiver"] = {"reason": waiver["reason"], "approved_by": waiver["approved_by"]}
+        if row["in_scope"] and row["status"] in ("failed", "not-tested"):
+            covered.append(waiver["clause"])
+    return list(dict.fromkeys(covered))
+
+
 def build_certificate(
     records: list[dict],
     games: tuple[str, ...],
     run: dict[str, Any],
     selected: tuple[str, ...] = (),
     sweep_only: tuple[str, ...] = (),
+    waivers: list[dict] = (),  # type: ignore[assignment]
 ) -> dict[str, Any]:
     """The certificate of one run, from its run record (of `selected` clauses only, if given;
-    with the sweep narrowed to the selections of the `sweep_only` clauses, if given)."""
+    with the sweep narrowed to the selections of the `sweep_only` clauses, if given; with the
+    lab's `waivers` of clauses, each shown with its reason and who approved it)."""
     partial = bool(selected or sweep_only)
     target = next((r for r in records if r["type"] == "target"), {})
     scenarios = [r for r in records if r["type"] == "scenario"]
@@ -128,11 +145,15 @@ def build_certificate(
         scenarios, in_scope, sections_for(games), unselected, contract_reason
     )
     mark_not_applicable(statuses, target, games)
-    failed = [c for c, row in statuses.items() if row["status"] == "failed"]
+    waived = apply_waivers(statuses, waivers)
+    judged_failed = [c for c, row in statuses.items() if row["status"] == "failed"]
+    failed = [c for c in judged_failed if c not in waived]
     untested = [
         c
         for c in in_scope
-        if statuses.get(c, {}).get("status") not in ("passed", NOT_APPLICABLE) and c not in failed
+        if statuses.get(c, {}).get("status") not in ("passed", NOT_APPLICABLE)
+        and c not in judged_failed
+        and c not in waived
     ]
     reasons = []
     if failed:
@@ -144,17 +165,29 @@ def build_certificate(
         verdict = "compliant"
         moot = [c for c in in_scope if statuses.get(c, {}).get("status") == NOT_APPLICABLE]
         which = "selected clauses" if partial else "clauses in scope"
-        passed = (
-            f"all {len(in_scope)} {which} passed"
-            if not moot
-            else f"all {len(in_scope) - len(moot)} applicable {which} passed"
-        )
+        if waived:
+            passed = f"{len(in_scope) - len(moot) - len(waived)} of the {len(in_scope)} {which} "
+            passed += "passed" + (f", {len(moot)} not applicable" if moot else "")
+            passed += f", {len(waived)} waived"
+        elif moot:
+            passed = f"all {len(in_scope) - len(moot)} applicable {which} passed"
+        else:
+            passed = f"all {len(in_scope)} {which} passed"
         reasons.append(passed + (" (a partial run, not a certification)" if partial else ""))
         if moot:
             reasons.append(
                 f"{len(moot)} not applicable (about declarations the target does not make): "
                 + "; ".join(f"{c}: {statuses[c]['reason']}" for c in moot)
             )
+    if waived:
+        reasons.append(
+            f"{len(waived)} clause(s) waived by the lab: "
+            + "; ".join(
+                f"{c} ({statuses[c]['status']}; {statuses[c]['waiver']['reason']}; approved by "
+                f"{statuses[c]['waiver']['approved_by']})"
+                for c in waived
+            )
+        )
     if run_cut:
         reasons.append(run_cut)
     if target_errors:
@@ -173,6 +206,8 @@ def build_certificate(
         )
     outside = [c for c, row in statuses.items() if not row["in_scope"] and c not in unselected]
     statement = _verdict_statement(verdict, in_scope, failed, partial)
+    if waived and verdict == "compliant":
+        statement += f" with {len(waived)} waiver{'s' if len(waived) > 1 else ''}"
     counts = defaultdict(int)
     for s in scenarios:
         counts[s["outcome"]] += 1

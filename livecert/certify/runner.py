@@ -44,6 +44,8 @@ from livecert.adapters.secrets import (
     register_url_password,
 )
 from livecert.certify.certificate import build_certificate
+from livecert.certify.compare import CompareError, compare, read_certificate
+from livecert.certify.lab import lab_section
 from livecert.certify.scope import is_contract_clause
 from livecert.certify.workers import ROUND_TRIP_OPERATION, WorkersChoice, choose_workers
 from livecert.harness.run_record import read_run_record
@@ -98,6 +100,8 @@ class CertifyOptions:
     output: Path | None = None  # where pytest's output goes instead of the terminal
     html: bool = True
     pytest_args: list[str] = field(default_factory=list)
+    lab: dict = field(default_factory=dict)  # the lab's fields ([lab], or --lab FILE)
+    retests: Path | None = None  # the report folder this run retests (--retests)
 
     @property
     def rule_clauses(self) -> list[str]:
@@ -377,6 +381,12 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     problem = sweep_only_problem(options.sweep_only)
     if problem:
         raise CertifyError(problem)
+    retested = None
+    if options.retests is not None:  # read before the run: a wrong folder is a usage error
+        try:
+            retested = read_certificate(options.retests)
+        except CompareError as error:
+            raise CertifyError(f"--retests: {error}") from None
     root = suite_root()
     base = options.report_dir
     folder = new_report_dir(Path("reports")) if base is None else base
@@ -412,9 +422,9 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     except ValueError as error:
         raise CertifyError(str(error)) from None
     command = pytest_command(options, folder, root, ends_at, workers)
-    started = time.monotonic()
+    started, started_at = time.monotonic(), _now()
     returncode = _run_suite(command, env, options.output)
-    elapsed = time.monotonic() - started
+    elapsed, ended_at = time.monotonic() - started, _now()
     show_junit_visibly(folder / SCENARIOS_JUNIT)
     leaked = guard_folder(folder)
     record_path = folder / "run-record.jsonl"
@@ -471,8 +481,12 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     }
     use_profile(load_profile(options.rules))  # the certificate's RTP tables follow the profile
     certificate = build_certificate(
-        records, options.games, run, options.clauses, options.sweep_only
-    )
+        records, options.games, run, options.clauses, options.sweep_only,
+        options.lab.get("waivers", []),
+    )  # fmt: skip
+    certificate |= lab_section(certificate, options.lab, root, started_at, ended_at)
+    if retested is not None:
+        certificate["retest"] = retest_section(retested, certificate)
     certificate = SECRETS.mask_data(certificate)  # the target's URL may hold a password
     (folder / "certificate.json").write_text(
         json.dumps(certificate, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
@@ -488,6 +502,31 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     if base is None:
         point_latest(folder)
     return EXIT_CODES[certificate["verdict"]], certificate, folder
+
+
+def _now() -> str:
+    """A moment of the run in UTC, its offset written (2026-12-02T10:00:00+00:00)."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def retest_section(old: dict, new: dict) -> dict:
+    """What a retest says of the report it follows: its number and verdict, the findings this
+    run closes, and those still or newly failing."""
+    difference = compare(old, new)
+    return {
+        "report_number": (old.get("lab") or {}).get("report_number"),
+        "verdict": old.get("verdict"),
+        "generated_at": old.get("generated_at"),
+        **{
+            key: [change["clause"] for change in difference[kind]]
+            for key, kind in (
+                ("closes", "fixed"),
+                ("still_failing", "still_failing"),
+                ("newly_failing", "newly_failing"),
+                ("no_longer_tested", "newly_not_tested"),
+            )
+        },
+    }
 
 
 def show_junit_visibly(path: Path) -> None:

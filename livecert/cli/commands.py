@@ -28,6 +28,7 @@ from livecert.settings import (
     describe,
     find_config,
     load_config,
+    read_lab_file,
     resolve,
 )
 
@@ -94,7 +95,8 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
 
     _warn_of_secret_flags("certify", argv)
     try:
-        _settings(args, CERTIFY_SETTINGS)
+        _, config = _settings(args, CERTIFY_SETTINGS)
+        lab = read_lab_file(args.lab) if args.lab is not None else config.lab
     except SettingsError as error:
         return _usage("certify", str(error))
     drives_own_target = args.target_url or not _uses_contract(args)
@@ -127,6 +129,14 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
             f"--clauses names {unknown}, which are not clauses of the catalogue; expected IDs "
             "like SB-PAY-16, REG-SETTLE-01 or CONTRACT-02",
         )
+    waived = [w["clause"] for w in lab.get("waivers", [])]
+    unknown = [c for c in waived if c not in catalogue and c not in CONTRACT_CLAUSES]
+    if unknown:
+        return _usage(
+            "certify",
+            f"[lab] waivers name {unknown}, which are not clauses of the catalogue; expected "
+            "IDs like SB-PAY-16 or REG-INTR-01",
+        )
     options = CertifyOptions(
         target_url=args.target_url,
         adapter=args.adapter,
@@ -148,6 +158,8 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
         quiet=args.quiet,
         html=args.html,
         pytest_args=args.pytest_args,
+        lab=lab,
+        retests=args.retests,
     )
     if args.max_answer_size is not None:
         options.max_answer_bytes = args.max_answer_size

@@ -280,6 +280,23 @@ def certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         const=False,
     )
     parser.add_argument(
+        "--lab",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the lab's fields for the report from this TOML file (its [lab] table, or at its "
+        "top level) instead of the config file's [lab]: lab, report number, client, tester, "
+        "reviewer, jurisdictions, standards, build, waivers and deviations",
+    )
+    parser.add_argument(
+        "--retests",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the report folder of the run this one retests: the certificate names it and "
+        "says which of its findings this run closes and which still fail",
+    )
+    parser.add_argument(
         "pytest_args",
         nargs="*",
         metavar="-- PYTEST_ARG",

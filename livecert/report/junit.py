@@ -4,7 +4,8 @@ A dashboard counts test cases, so the cases are what a lab certifies: clauses. A
 is a passing case; a failed one a failure with what was expected and seen (its first failing
 scenario's message) and every scenario that failed it; a clause not tested is skipped with the
 reason, or an error where a target or harness error kept it from being judged; a clause outside
-this version's scope or not applicable is skipped with why. Each case carries the clause id, its
+this version's scope or not applicable is skipped with why, and so is a clause the lab waived
+(with the waiver, and what was judged). Each case carries the clause id, its
 scenario count and links to its row in certificate.html and its line in the catalogue as
 properties; its classname is `livecert.<game>.<section>.<family>`, so a dashboard's tree groups
 the clauses by game and rules section. A run that never reached the target is one error case
@@ -49,6 +50,14 @@ def _judgement(row: dict, reproductions: list[dict]) -> tuple[str, str, str] | N
     status, reason = row.get("status"), row.get("reason") or ""
     if status == "passed":
         return None
+    waiver = row.get("waiver")
+    if waiver and status in ("failed", "not-tested") and row.get("in_scope", True):
+        said = f"waived: {waiver['reason']} (approved by {waiver['approved_by']}); judged {status}"
+        return (
+            "skipped",
+            said,
+            f"{said}\n{_first_message(row, reproductions) if status == 'failed' else reason}",
+        )
     if status == "failed":
         message = _first_message(row, reproductions)
         scenarios = row.get("failed_scenarios") or []

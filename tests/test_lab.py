@@ -1,0 +1,226 @@
+"""The lab's fields on the certificate: who tested what for whom, the build, the run's own dates
+and harness, the findings once each on page 1, waivers shown as waivers, a self-test marked as
+one, and a retest naming the findings it closes."""
+
+import hashlib
+import json
+import re
+from datetime import datetime
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+from cli_support import certify
+
+from livecert.certify.lab import findings, folder_sha256
+from livecert.report.certificate_page import render_certificate
+from livecert.settings import SettingsError, check_lab, read_lab_file
+
+LAB = """
+[lab]
+lab = "Example Test Labs"
+report_number = "ETL-2026-0142"
+client = "Casino Vendor Ltd"
+tester = "T. Tester"
+reviewer = "R. Reviewer"
+jurisdictions = ["Malta Gaming Authority"]
+standards = "GLI-19 v3.0"
+build_version = "9.9.9"
+build_hash = "sha256:0f3a9c"
+retest_of = "ETL-2026-0101"
+
+[[lab.waivers]]
+clause = "XD-VOID-02"
+reason = "the bowl-touch rule does not apply in this jurisdiction"
+approved_by = "R. Reviewer"
+"""
+UTC_MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00")
+
+
+@pytest.mark.parametrize(
+    "lab, words",
+    [
+        ({"labb": "x"}, "unknown field(s) labb"),
+        ({"tester": ["a"]}, "tester must be text"),
+        ({"standards": [1]}, "standards must be a list of texts"),
+        ({"waivers": {"clause": "SB-PAY-01"}}, "waivers must be an array of tables"),
+        ({"waivers": [{"clause": "SB-PAY-01", "reason": "r"}]}, "waivers #1 needs approved_by"),
+        (
+            {"deviations": [{"clause": "A", "reason": "r", "approved_by": "b", "by": "c"}]},
+            "deviations #1 has no by",
+        ),
+    ],
+)
+def test_a_lab_table_that_cannot_be_used_is_refused_naming_the_field(lab, words) -> None:
+    with pytest.raises(SettingsError, match=re.escape(words)):
+        check_lab(lab, "livecert.toml")
+
+
+def test_a_lab_file_may_hold_the_table_or_the_fields_at_its_top_level(tmp_path: Path) -> None:
+    (tmp_path / "table.toml").write_text('[lab]\nlab = "L"\n')
+    (tmp_path / "top.toml").write_text('lab = "L"\nclient = "C"\n')
+    assert read_lab_file(tmp_path / "table.toml") == {"lab": "L"}
+    assert read_lab_file(tmp_path / "top.toml") == {"lab": "L", "client": "C"}
+
+
+def test_the_suite_hash_is_over_each_file_and_its_path_and_leaves_caches_out(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.feature").write_bytes(b"x")
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"compiled")
+    line = f"{hashlib.sha256(b'x').hexdigest()}  a.feature\n"
+    assert folder_sha256(tmp_path) == hashlib.sha256(line.encode()).hexdigest()
+    (tmp_path / "a.feature").write_bytes(b"y")
+    assert folder_sha256(tmp_path) != hashlib.sha256(line.encode()).hexdigest()
+
+
+def test_one_defect_failing_two_clauses_in_one_scenario_is_one_finding() -> None:
+    certificate = {
+        "clauses": {
+            "XD-PAY-03": {"status": "failed", "failed_scenarios": ["sweep", "two-two"]},
+            "REG-SETTLE-01": {"status": "failed", "failed_scenarios": ["sweep", "two-two"]},
+            "XD-VOID-02": {"status": "failed", "failed_scenarios": ["bowl"]},
+            "XD-PAY-01": {"status": "passed"},
+        },
+        "reproductions": [
+            {"name": "sweep", "message": "XD-PAY-03 expected 0.00 saw 1.00"},
+            {"name": "bowl", "message": "expected cancelled"},
+        ],
+    }
+    assert findings(certificate) == [
+        {
+            "clauses": ["XD-PAY-03", "REG-SETTLE-01"],
+            "what": "XD-PAY-03 expected 0.00 saw 1.00",
+            "scenarios": 2,
+            "evidence": "#clause-XD-PAY-03",
+            "reproduction": "#reproduction-1",
+            "waived": False,
+        },
+        {
+            "clauses": ["XD-VOID-02"],
+            "what": "expected cancelled",
+            "scenarios": 1,
+            "evidence": "#clause-XD-VOID-02",
+            "reproduction": "#reproduction-2",
+            "waived": False,
+        },
+    ]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, tuple[int, dict, Path]]:
+    """The bowl touch ignored, certified with the lab's waiver of its clause and without one;
+    then the fix, a retest of XD-VOID-02 naming the failed run."""
+    base = tmp_path_factory.mktemp("lab")
+    (base / "lab.toml").write_text(LAB, encoding="utf-8")
+    found = {}
+    fault = ("--no-html", "--game", "xocdia", "--reference-fault", "bowl-touch-ignored")
+    status, cert, output = certify(base / "waived", *fault, "--lab", str(base / "lab.toml"))
+    found["waived"] = (status, cert, base / "waived")
+    status, cert, output = certify(base / "failed", *fault, "--clauses", "XD-VOID-02")
+    assert status == 1, output[-2000:]
+    found["failed"] = (status, cert, base / "failed")
+    status, cert, output = certify(
+        base / "retest", "--no-html", "--game", "xocdia", "--clauses", "XD-VOID-02",
+        "--retests", str(base / "failed"),
+    )  # fmt: skip
+    found["retest"] = (status, cert, base / "retest")
+    return found
+
+
+def test_the_lab_fields_build_dates_and_harness_are_on_the_certificate(runs) -> None:
+    _, certificate, _ = runs["waived"]
+    lab = certificate["lab"]
+    assert lab["report_number"] == "ETL-2026-0142" and lab["client"] == "Casino Vendor Ltd"
+    assert lab["standards"] == ["GLI-19 v3.0"]  # one text read as a list of one
+    build = certificate["build"]
+    # the build as the target declared it; the lab's differing version shown beside it
+    assert (build["name"], build["version"]) == (
+        certificate["target"]["name"],
+        certificate["target"]["version"],
+    )
+    assert build["hash"] == "sha256:0f3a9c"
+    assert build["differences"] == [
+        f"the lab names version '9.9.9', the target declared {certificate['target']['version']!r}"
+    ]
+    dates = certificate["test_dates"]
+    assert UTC_MOMENT.fullmatch(dates["started_at"]) and UTC_MOMENT.fullmatch(dates["ended_at"])
+    assert datetime.fromisoformat(dates["started_at"]) <= datetime.fromisoformat(dates["ended_at"])
+    suite = certificate["environment"]["suite_sha256"]
+    assert set(suite) == {"features", "steps", "fixtures"}
+    assert all(re.fullmatch(r"[0-9a-f]{64}", digest) for digest in suite.values())
+
+
+def test_a_waived_failure_is_compliant_with_a_waiver_and_shown_as_waived(runs) -> None:
+    status, certificate, folder = runs["waived"]
+    assert status == 0
+    assert certificate["verdict"] == "compliant"
+    assert certificate["verdict_statement"] == "compliant with 1 waiver"
+    row = certificate["clauses"]["XD-VOID-02"]
+    assert row["status"] == "failed"  # judged as it was: the waiver is the lab's decision
+    assert row["waiver"]["approved_by"] == "R. Reviewer"
+    assert any(
+        "waived by the lab: XD-VOID-02 (failed;" in r for r in certificate["verdict_reasons"]
+    )
+    case = next(
+        c
+        for c in ElementTree.parse(folder / "junit.xml").getroot().iter("testcase")
+        if c.get("name").startswith("XD-VOID-02 ")
+    )
+    assert case.find("skipped").get("message").startswith("waived: the bowl-touch rule")
+    page = render_certificate(certificate, [], [])
+    assert "COMPLIANT WITH 1 WAIVER" in page
+    assert "waived: the bowl-touch rule does not apply" in page
+
+
+def test_a_seeded_fault_run_is_marked_a_self_test_with_its_finding_on_page_one(runs) -> None:
+    _, certificate, _ = runs["failed"]
+    assert certificate["self_test"]["faults"] == ["bowl-touch-ignored"]
+    [finding] = certificate["findings"]
+    assert finding["clauses"] == ["XD-VOID-02"] and finding["scenarios"] >= 1
+    page = render_certificate(certificate, [], [])
+    assert "Self-test of the harness" in page and "Certificate of conformance" not in page
+    assert 'class="watermark"' in page
+    # the finding comes before the traceability matrix
+    findings_at = page.index('id="findings"')
+    assert page.index("XD-VOID-02", findings_at) < page.index('id="traceability"')
+
+
+def test_a_retest_names_the_report_it_follows_and_the_finding_it_closes(runs) -> None:
+    status, certificate, _ = runs["retest"]
+    assert status == 0, certificate["verdict_reasons"]
+    retest = certificate["retest"]
+    assert retest["verdict"] == "non-compliant"
+    assert retest["closes"] == ["XD-VOID-02"]
+    assert retest["still_failing"] == retest["newly_failing"] == []
+    page = render_certificate(certificate, [], [])
+    assert "closes XD-VOID-02" in page
+
+
+def test_a_waiver_of_a_clause_the_catalogue_lacks_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "lab.toml").write_text(
+        '[[lab.waivers]]\nclause = "SB-PAY-99"\nreason = "r"\napproved_by = "b"\n'
+    )
+    status, _, output = _certify_usage(tmp_path, "--lab", str(tmp_path / "lab.toml"))
+    assert status == 3 and "[lab] waivers name ['SB-PAY-99']" in output
+
+
+def test_retesting_a_folder_without_a_certificate_is_a_usage_error(tmp_path: Path) -> None:
+    status, _, output = _certify_usage(tmp_path, "--retests", str(tmp_path))
+    assert status == 3 and "--retests:" in output and "no certificate.json" in output
+
+
+def _certify_usage(folder: Path, *args: str) -> tuple[int, None, str]:
+    from cli_support import livecert
+
+    done = livecert("certify", "--report-dir", str(folder / "r"), "--no-html", *args)
+    assert not (folder / "r" / "certificate.json").exists()
+    return done.returncode, None, done.stdout + done.stderr
+
+
+def test_the_certificate_json_keeps_the_lab_fields_as_given(runs) -> None:
+    _, _, folder = runs["waived"]
+    written = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
+    assert written["lab"]["waivers"][0]["clause"] == "XD-VOID-02"
+    assert written["lab"]["retest_of"] == "ETL-2026-0101"
