@@ -99,6 +99,7 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
         lab = read_lab_file(args.lab) if args.lab is not None else config.lab
     except SettingsError as error:
         return _usage("certify", str(error))
+    waivers = lab.get("waivers", [])
     drives_own_target = args.target_url or not _uses_contract(args)
     if drives_own_target and (args.reference_fault or args.reference_without):
         return _usage(
@@ -121,22 +122,16 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
     except ProfileError as error:
         return _usage("certify", str(error))
     clauses = tuple(c.strip() for c in args.clauses.split(",") if c.strip())
-    catalogue = load_catalogue()
-    unknown = [c for c in clauses if c not in catalogue and c not in CONTRACT_CLAUSES]
-    if unknown:
-        return _usage(
-            "certify",
-            f"--clauses names {unknown}, which are not clauses of the catalogue; expected IDs "
-            "like SB-PAY-16, REG-SETTLE-01 or CONTRACT-02",
-        )
-    waived = [w["clause"] for w in lab.get("waivers", [])]
-    unknown = [c for c in waived if c not in catalogue and c not in CONTRACT_CLAUSES]
-    if unknown:
-        return _usage(
-            "certify",
-            f"[lab] waivers name {unknown}, which are not clauses of the catalogue; expected "
-            "IDs like SB-PAY-16 or REG-INTR-01",
-        )
+    known = {*load_catalogue(), *CONTRACT_CLAUSES}
+    named = {"--clauses names": clauses, "[lab] waivers name": [w["clause"] for w in waivers]}
+    for where, ids in named.items():
+        unknown = [c for c in ids if c not in known]
+        if unknown:
+            return _usage(
+                "certify",
+                f"{where} {unknown}, which are not clauses of the catalogue; expected IDs like "
+                "SB-PAY-16, REG-SETTLE-01 or CONTRACT-02",
+            )
     options = CertifyOptions(
         target_url=args.target_url,
         adapter=args.adapter,
