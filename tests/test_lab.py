@@ -9,11 +9,13 @@ from datetime import datetime
 from pathlib import Path
 from xml.etree import ElementTree
 
+import jsonschema_rs
 import pytest
 from cli_support import certify
 
 from livecert.certify.lab import findings, folder_sha256
 from livecert.report.certificate_page import render_certificate
+from livecert.report.publish import certificate_schema
 from livecert.settings import SettingsError, check_lab, read_lab_file
 
 LAB = """
@@ -224,3 +226,37 @@ def test_the_certificate_json_keeps_the_lab_fields_as_given(runs) -> None:
     written = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
     assert written["lab"]["waivers"][0]["clause"] == "XD-VOID-02"
     assert written["lab"]["retest_of"] == "ETL-2026-0101"
+
+
+def _schema_errors(certificate: dict) -> list[str]:
+    validator = jsonschema_rs.Draft202012Validator(json.loads(certificate_schema()))
+    return [f"{list(e.instance_path)}: {e.message}" for e in validator.iter_errors(certificate)]
+
+
+def test_every_certificate_written_follows_the_schema_shipped_beside_it(runs) -> None:
+    for _, _, folder in runs.values():
+        assert (folder / "certificate.schema.json").read_bytes() == certificate_schema()
+        written = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
+        assert _schema_errors(written) == [], folder.name
+
+
+@pytest.mark.parametrize(
+    "change, where",
+    [
+        (
+            lambda c: c["clauses"]["XD-VOID-02"].update(status="waived"),
+            "['clauses', 'XD-VOID-02', 'status']",
+        ),
+        (
+            lambda c: c["test_dates"].update(started_at="2026-12-02 10:00"),
+            "['test_dates', 'started_at']",
+        ),
+        (lambda c: c["lab"]["waivers"][0].pop("approved_by"), "['lab', 'waivers', 0]"),
+        (lambda c: c.update(verdict="compliant with 1 waiver"), "['verdict']"),
+    ],
+)
+def test_the_schema_refuses_a_certificate_that_breaks_it(runs, change, where: str) -> None:
+    _, _, folder = runs["waived"]
+    written = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
+    change(written)
+    assert any(error.startswith(where) for error in _schema_errors(written))

@@ -63,6 +63,7 @@ def test_the_report_folder_holds_every_page_and_the_manifest(clean_run) -> None:
         "certificate.html",
         "certificate.json",
         "certificate.pdf",
+        "certificate.schema.json",
         "junit.xml",
         "manifest.json",
         "manifest.sha256",
@@ -173,7 +174,8 @@ def test_a_seeded_fault_shows_its_clause_and_curl_reproduction_in_the_certificat
     assert "NON-COMPLIANT" in shown.text
     row = re.search(r'<tr id="clause-XD-PAY-09">.*?</tr>', shown.dom, re.S)
     assert row and 'class="failed"' in row.group(0)
-    assert "Failures and how to reproduce them" in shown.text
+    assert "Appendix A: the evidence of each finding" in shown.text
+    assert re.search(r"Finding 1: [^<]*XD-PAY-09", shown.dom)
     assert re.search(
         r"curl -sS -X POST '?http://127\.0\.0\.1:\d+/v1/rounds/[^/]+/result", shown.dom
     )

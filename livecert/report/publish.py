@@ -8,6 +8,7 @@ last check for secrets) reads every file: a secret found stops the publishing, w
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 from livecert.report.allure_report import build_allure
@@ -19,6 +20,7 @@ from livecert.report.pdf import print_pdf
 from livecert.report.rules_page import write_rules
 
 CHARTS_FOLDER = "charts"
+SCHEMA = "certificate.schema.json"  # the JSON Schema of certificate.json, shipped beside it
 PDF = "certificate.pdf"
 
 
@@ -33,6 +35,17 @@ class PublishResult:
     files: list[Path] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     manifest_sha256: str = ""
+
+
+def certificate_schema() -> bytes:
+    """The JSON Schema (2020-12) certificate.json follows."""
+    return resources.files("livecert.report").joinpath("schema", SCHEMA).read_bytes()
+
+
+def write_schema(folder: Path) -> Path:
+    path = folder / SCHEMA
+    path.write_bytes(certificate_schema())
+    return path
 
 
 def _write_charts(folder: Path, charts: list[Chart]) -> list[Path]:
@@ -61,6 +74,7 @@ def publish(
     manifest."""
     result = PublishResult()
     result.files.append(write_rules(folder))
+    result.files.append(write_schema(folder))
     result.files.append(write_junit(folder, certificate))
     charts = charts_for(certificate, records) if html else []
     result.files += _write_charts(folder, charts)
