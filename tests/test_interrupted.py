@@ -37,6 +37,7 @@ from livecert.certify.certificate import build_certificate
 from livecert.certify.scope import IN_SCOPE
 from livecert.harness.capabilities import LAB_ABILITIES, missing_reason, skip_reason
 from livecert.harness.embedded import free_port
+from livecert.harness.exchange_archive import read_archive
 from livecert.harness.restart import (
     CommandRestart,
     OperationRestart,
@@ -107,8 +108,8 @@ def test_a_labs_restart_hook_command_passes_interrupted_games(lab_reference, tmp
     assert (row["status"], row["in_scope"]) == ("passed", True), row
     assert json.loads(state.read_text())["restarts"] == 1  # the server really was restarted
     assert cert["target"]["restart_hook"] == "the lab's --restart-hook command"
-    exchanges = (tmp_path / "report" / "allure-results").glob("*-attachment.json")
-    runs = [x for f in exchanges for x in json.loads(f.read_text()) if x["method"] == "RUN"]
+    scenarios = read_archive(tmp_path / "report")  # every exchange, kept once
+    runs = [x for s in scenarios for x in s["exchanges"] if x["method"] == "RUN"]
     assert [(r["role"], r["status"], r["url"]) for r in runs] == [("lab", 0, hook)]
     record = (tmp_path / "report" / "run-record.jsonl").read_text()
     assert "op-restart-test" not in record and "dl-restart-test" not in record
@@ -154,8 +155,8 @@ def test_a_hook_that_restarts_nothing_earns_nothing_and_its_output_is_masked(
     assert json.loads(state.read_text()).get("restarts") == restarts  # nothing restarted
     assert cert["harness_errors"] == [], cert["harness_errors"]  # no leak had to be masked
     assert leaks(tmp_path / "report", {name: token for token, name in _named_tokens()}) == []
-    exchanges = (tmp_path / "report" / "allure-results").glob("*-attachment.json")
-    runs = [x for f in exchanges for x in json.loads(f.read_text()) if x["method"] == "RUN"]
+    scenarios = read_archive(tmp_path / "report")  # every exchange, kept once
+    runs = [x for s in scenarios for x in s["exchanges"] if x["method"] == "RUN"]
     assert [r["response_body"].split() for r in runs] == [
         ["op=$LIVECERT_OPERATOR_TOKEN", "dl=$LIVECERT_DEALER_TOKEN"]
     ], runs

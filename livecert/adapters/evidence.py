@@ -8,7 +8,6 @@ the run knows (livecert.adapters.secrets) is masked in an exchange when it is ha
 
 import contextlib
 import dataclasses
-import json
 import math
 import shlex
 import statistics
@@ -199,7 +198,7 @@ def exchanges_as_text(exchanges: list[Exchange]) -> str:
     for ex in exchanges:
         head = f"#{ex.seq} {ex.operation} ({ex.role}) {ex.method} {ex.url}"
         lines = [head, f"  {ex.as_curl()}"]
-        if ex.request_body is not None:
+        if ex.request_body is not None and ex.method == LAB_COMMAND:  # else in curl's --data
             lines.append(f"  request: {ex.request_body}")
         if ex.error:
             lines.append(f"  error: {ex.error}")
@@ -209,5 +208,16 @@ def exchanges_as_text(exchanges: list[Exchange]) -> str:
     return "\n\n".join(blocks)
 
 
-def exchanges_as_json(exchanges: list[Exchange]) -> str:
-    return json.dumps([ex.as_dict() | {"curl": ex.as_curl()} for ex in exchanges], indent=1)
+def exchanges_in_brief(exchanges: list[Exchange]) -> str:
+    """One line per exchange (what was asked, what came back and how much): a transcript too
+    long to attach whole, kept in the report's exchanges/ archive instead."""
+    lines = []
+    for ex in exchanges:
+        sent = f", {len(ex.request_body)} characters sent" if ex.request_body else ""
+        came = (
+            f"error: {ex.error}"
+            if ex.error
+            else f"{ex.status}, {len(ex.response_body or '')} characters"
+        )
+        lines.append(f"#{ex.seq} {ex.operation} ({ex.role}) {ex.method} {ex.url}{sent} -> {came}")
+    return "\n".join(lines)

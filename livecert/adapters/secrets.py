@@ -21,6 +21,7 @@ check (`leaks`) looks for every secret of the run in every file before the manif
 """
 
 import base64
+import gzip
 import hashlib
 import hmac
 import json
@@ -28,6 +29,7 @@ import os
 import secrets as _random
 import stat
 import threading
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import quote, quote_plus, unquote, urlsplit
@@ -37,6 +39,7 @@ from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, MatchKind
 MIN_LENGTH = 4  # characters: a shorter secret would mask ordinary words; it is refused
 CHECKED_LENGTH = 8  # characters: the last check looks for secrets this long or longer (`leaks`)
 PIPE_VARIABLE = "LIVECERT_SECRETS_FD"  # the pytest run writes the secrets it learns there
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 def spellings(value: str) -> set[str]:
@@ -229,20 +232,34 @@ def leaks(folder: Path, known: dict[str, str]) -> list[str]:
     automaton = BytesAhoCorasick(patterns)
     found = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
-        data = path.read_bytes()
+        data = _readable(path.read_bytes())
         seen = {names[patterns[i]] for i, _, _ in automaton.find_matches_as_indexes(data)}
         found += [f"{path.relative_to(folder)}: {shown}" for shown in sorted(seen)]
     return found
 
 
+def _readable(data: bytes) -> bytes:
+    """A file's bytes as its reader will see them: a gzip file (the exchanges' archive)
+    uncompressed, so that a secret cannot pass the check by being compressed."""
+    if data[:2] != GZIP_MAGIC:
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error):
+        return data  # not whole: checked as it is
+
+
 def mask_files(folder: Path, names: Iterable[str]) -> None:
     """Mask the secrets in the named files of `folder` where they are (the last check found
-    some); a file that is not text cannot be rewritten and is removed."""
+    some); a file that is not text cannot be rewritten and is removed (a gzip file is masked
+    inside and compressed again)."""
     for name in names:
         path = folder / name
         try:
-            text = path.read_text(encoding="utf-8")
+            raw = path.read_bytes()
+            text = _readable(raw).decode("utf-8")
         except (UnicodeDecodeError, OSError):
             path.unlink(missing_ok=True)
             continue
-        path.write_text(SECRETS.mask(text) or "", encoding="utf-8")
+        masked = (SECRETS.mask(text) or "").encode("utf-8")
+        path.write_bytes(gzip.compress(masked) if raw[:2] == GZIP_MAGIC else masked)

@@ -1,0 +1,50 @@
+"""Every exchange kept once in the report's exchanges/ archive (gzip JSON lines), a long
+transcript attached to Allure in brief, and the run's last check for secrets reading inside the
+archive as its reader would."""
+
+import gzip
+from pathlib import Path
+
+from livecert.adapters.evidence import Exchange, exchanges_in_brief
+from livecert.adapters.secrets import SecretRegistry, leaks
+from livecert.harness.exchange_archive import ExchangeArchive, read_archive
+
+
+def _exchange(seq: int, body: str) -> Exchange:
+    return Exchange(
+        seq=seq, operation="place 110 bet(s)", role="player", method="POST",
+        url="http://t/v1/rounds/r1/bets", request_body=body, status=201,
+        response_body='{"bets": []}', elapsed_ms=1.5,
+    )  # fmt: skip
+
+
+def test_each_scenario_is_one_line_of_its_process_file_read_back_whole(tmp_path: Path) -> None:
+    archive = ExchangeArchive(tmp_path, worker="gw1")
+    archive.add("f::a", "Scenario A", [_exchange(1, '{"bets": [1]}'), _exchange(2, "{}")])
+    archive.add("f::b", "Scenario B", [_exchange(3, "{}")])
+    archive.add("f::c", "Scenario C", [])  # nothing sent: no line
+    assert archive.relative == "exchanges/gw1.jsonl.gz"
+    lines = read_archive(tmp_path)
+    assert [(line["nodeid"], len(line["exchanges"])) for line in lines] == [
+        ("f::a", 2),
+        ("f::b", 1),
+    ]
+    first = lines[0]["exchanges"][0]
+    assert first["request_body"] == '{"bets": [1]}' and first["curl"].startswith("curl -sS -X POST")
+
+
+def test_a_transcript_in_brief_is_a_line_an_exchange_with_what_it_sent_and_got() -> None:
+    brief = exchanges_in_brief([_exchange(7, "x" * 5000)])
+    assert brief == (
+        "#7 place 110 bet(s) (player) POST http://t/v1/rounds/r1/bets, 5000 characters sent "
+        "-> 201, 12 characters"
+    )
+
+
+def test_a_secret_inside_the_gzip_archive_is_found_and_masked_there(tmp_path: Path) -> None:
+    registry = SecretRegistry()
+    registry.register("tok-secret-123456", "$PLAYER_TOKEN")
+    (tmp_path / "exchanges").mkdir()
+    archive = tmp_path / "exchanges" / "main.jsonl.gz"
+    archive.write_bytes(gzip.compress(b'{"token": "tok-secret-123456"}\n'))
+    assert leaks(tmp_path, registry.values()) == ["exchanges/main.jsonl.gz: $PLAYER_TOKEN"]
