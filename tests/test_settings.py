@@ -192,6 +192,7 @@ def test_every_command_and_option_has_help_naming_its_variable() -> None:
         "doctor",
         "selftest",
         "report",
+        "replay",
         "compare",
         "sign",
         "verify",

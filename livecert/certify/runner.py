@@ -101,6 +101,7 @@ class CertifyOptions:
     html: bool = True
     pytest_args: list[str] = field(default_factory=list)
     lab: dict = field(default_factory=dict)  # the lab's fields ([lab], or --lab FILE)
+    nodeids: list[str] = field(default_factory=list)  # only these scenarios (livecert replay)
     retests: Path | None = None  # the report folder this run retests (--retests)
 
     @property
@@ -226,7 +227,7 @@ def pytest_command(
         "-P",  # the caller's folder is not put first on the path: the installed livecert runs
         "-m",
         "pytest",
-        str(root),
+        *([str(root / nodeid) for nodeid in options.nodeids] or [str(root)]),
         "-c",
         str(root / "pytest.ini"),  # the suite's settings, whatever surrounds it
         "-m",
@@ -473,7 +474,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         "report_dir": str(folder),
         "files": {
             "run_record": "run-record.jsonl",
-            "allure_results": "allure-results",
+            "allure_results": "allure-results.zip" if options.html else "allure-results",
             "junit": "junit.xml",
             "junit_scenarios": SCENARIOS_JUNIT,
             "certificate": "certificate.json",

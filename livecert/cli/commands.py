@@ -243,6 +243,28 @@ def run_report(args: argparse.Namespace, argv: list[str]) -> int:
     return 0
 
 
+def run_replay(args: argparse.Namespace, argv: list[str]) -> int:
+    from livecert.certify.compare import CompareError
+    from livecert.certify.replay import replay
+    from livecert.certify.runner import CertifyError
+    from livecert.target_text import terminal_lines
+
+    if bool(args.scenario) == bool(args.failed):
+        return _usage("replay", "name one failed scenario, or give --failed for all of them")
+    tokens = (os.environ.get("LIVECERT_OPERATOR_TOKEN"), os.environ.get("LIVECERT_DEALER_TOKEN"))
+    try:
+        status, verdicts, folder = replay(args.folder, args.scenario, *tokens)
+    except (CertifyError, CompareError) as error:
+        return _usage("replay", str(error))
+    lines = [f"replayed {len({v['scenario'] for v in verdicts})} scenario(s) of {args.folder}"]
+    lines += [
+        f"  {v['finding']:<10} {v['clause']:<13} {v['scenario']}: {v['why']}" for v in verdicts
+    ]
+    lines.append(f"  the replay's report: {folder}/")
+    print(terminal_lines(lines))
+    return status
+
+
 def run_compare(args: argparse.Namespace, argv: list[str]) -> int:
     import json
 

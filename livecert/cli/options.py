@@ -401,6 +401,30 @@ def report_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return report
 
 
+def replay_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    replay = sub.add_parser(
+        "replay",
+        help="run a report's failed scenarios again and say whether each finding still holds",
+        description="Run failed scenarios of a report again against the same target (its URL "
+        "and adapter, or the embedded reference with the same seeded faults), with fresh "
+        "players, and say for each clause they failed whether the finding still holds, is "
+        "fixed, or could not be judged. The report holds no credential: a target's tokens come "
+        "from LIVECERT_OPERATOR_TOKEN and LIVECERT_DEALER_TOKEN. The replay's own report is "
+        "written beside the one replayed. Exit status: 0 no finding holds, 1 a finding holds, 2 "
+        "one could not be judged, 3 a usage error.",
+    )
+    replay.add_argument("folder", type=Path, metavar="REPORT", help="the report to replay")
+    replay.add_argument(
+        "scenario", nargs="?", default=None, metavar="SCENARIO",
+        help="the failed scenario to replay: its id (test_certification.py::...) or words of "
+        "its name; every failed one with --failed",
+    )  # fmt: skip
+    replay.add_argument(
+        "--failed", action="store_true", help="replay every failed scenario of the report"
+    )
+    return replay
+
+
 def compare_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     compare = sub.add_parser(
         "compare",
@@ -568,6 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor_parser(sub)
     selftest_parser(sub)
     report_parser(sub)
+    replay_parser(sub)
     compare_parser(sub)
     sign_parser(sub)
     verify_parser(sub)
