@@ -8,11 +8,17 @@ tab must not show the other payout clauses failed, which the certificate passes.
 import json
 from pathlib import Path
 
+from allure_commons import model2
 from cli_support import certify
 
 from livecert.reference.faults import FAULTS
 from livecert.report import allure_report
-from livecert.suite.fixtures.evidence import JUDGED_FAILED, JUDGED_LINE, judged_failed
+from livecert.suite.fixtures.evidence import (
+    JUDGED_FAILED,
+    JUDGED_LINE,
+    STEP_ARGUMENTS_ONLY,
+    judged_failed,
+)
 
 FAULT = "four-red-pays-10-to-1"
 
@@ -106,3 +112,28 @@ def test_the_clauses_judged_failed_are_those_whose_checks_failed_and_the_contrac
 
 def test_the_categories_file_by_the_line_the_suite_writes() -> None:
     assert allure_report.JUDGED_LINE == JUDGED_LINE
+
+
+def test_a_step_keeps_the_arguments_its_words_gave_not_the_fixtures_it_used() -> None:
+    inner = model2.TestStepResult(
+        parameters=[
+            model2.Parameter(name="dice", value="'1 1 2'"),
+            model2.Parameter(name="request", value="<FixtureRequest>"),
+        ]
+    )
+    step = model2.TestStepResult(
+        parameters=[
+            model2.Parameter(name="stake", value="'1.00'"),
+            model2.Parameter(name="scene", value="Scene(game='sicbo', round=None, bets=0)"),
+            model2.Parameter(name="sweep_pools", value="{}"),
+            model2.Parameter(
+                name="sweep_ledgers", value="{'sicbo': SweepLedger(sicbo, 1 outcomes played)}"
+            ),
+            model2.Parameter(name="sweep_only", value="frozenset()"),
+        ],
+        steps=[inner],
+    )
+    result = model2.TestResult(steps=[step])
+    STEP_ARGUMENTS_ONLY.report_result(result)
+    assert [p.name for p in step.parameters] == ["stake"]
+    assert [p.name for p in inner.parameters] == ["dice"]

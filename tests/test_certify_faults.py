@@ -13,6 +13,7 @@ with is the one certified by the first part). The reports are kept in reports/se
 reports/selftest-full/ (selftest.md, selftest.json) as CI artifacts.
 """
 
+import json
 from pathlib import Path
 
 import pytest
@@ -54,11 +55,15 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> SelftestReport:
 
 
 @pytest.fixture(scope="module")
-def full_report(tmp_path_factory: pytest.TempPathFactory) -> SelftestReport:
+def full_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the --full sample's reports are written, a folder per fault."""
+    return tmp_path_factory.mktemp("selftest-full")
+
+
+@pytest.fixture(scope="module")
+def full_report(full_base: Path) -> SelftestReport:
     sample = {name: FAULTS[name] for name in FULL_SAMPLE if name in FAULTS}
-    result = run_selftest(
-        tmp_path_factory.mktemp("selftest-full"), sample, workers=2, full=True, clean=False
-    )
+    result = run_selftest(full_base, sample, workers=2, full=True, clean=False)
     write_report(result, ROOT / "reports" / "selftest-full")
     return result
 
@@ -159,3 +164,25 @@ def test_on_its_whole_suite_the_fault_fails_exactly_its_declared_clauses(
         f"{run.escapes}\n" + run.output_tail
     )
     assert run.ok and (run.exit_status, run.verdict) == (1, "non-compliant")
+
+
+@pytest.mark.parametrize("fault", sorted(FULL_SAMPLE))
+def test_allure_files_as_failed_exactly_the_clauses_the_certificate_failed(
+    full_report: SelftestReport, full_base: Path, fault: str
+) -> None:
+    """Allure's Behaviours tab shows a clause failed where a failed result names it as a story:
+    over the fault's whole suite those are the certificate's failed clauses, no more, no less."""
+    run = next(r for r in full_report.runs if r.fault == fault)
+    results = [
+        json.loads(path.read_text(encoding="utf-8"))
+        for path in (full_base / fault / "allure-results").glob("*-result.json")
+    ]
+    assert results, fault
+    failed_stories = {
+        label["value"]
+        for result in results
+        if result["status"] == "failed"
+        for label in result["labels"]
+        if label["name"] == "story"
+    }
+    assert failed_stories == set(run.failed), (fault, failed_stories ^ set(run.failed))

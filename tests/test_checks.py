@@ -1,5 +1,7 @@
 """The CheckLedger: what a scenario's checks judged, per clause."""
 
+from decimal import Decimal
+
 import pytest
 
 from livecert.harness.checks import CheckLedger
@@ -49,3 +51,23 @@ def test_every_failed_check_keeps_its_evidence() -> None:
     for code in range(120):
         ledger.failed(["REG-SETTLE-01"], f"selection {code} settled wrong")
     assert len(ledger.clauses["REG-SETTLE-01"].failures) == 120
+
+
+def test_the_evidence_table_writes_a_settlement_as_expected_once_and_a_mismatch_in_full() -> None:
+    from livecert.harness.settlement_check import SettlementRow, rows_as_table
+    from livecert.rules import expected_settlement, load_paytable
+
+    paytable = load_paytable("sicbo")
+    small = expected_settlement(paytable, "SMALL", (1, 2, 3), Decimal("1.00"), 2, "down")
+    big = expected_settlement(paytable, "BIG", (1, 2, 3), Decimal("1.00"), 2, "down")
+    rows = [
+        SettlementRow("SMALL", Decimal("1.00"), small, "win", Decimal("1.00"), Decimal("2.00"),
+                      "settled", True),
+        SettlementRow("BIG", Decimal("1.00"), big, "win", Decimal("1.00"), Decimal("2.00"),
+                      "settled", True),
+    ]  # fmt: skip
+    lines = rows_as_table(rows).splitlines()
+    assert lines[3] == "SMALL | 1.00 | win | 1.00 | 2.00 | ="
+    assert (
+        lines[4] == "BIG | 1.00 | lose | 0.00 | 0.00 | settled/win | win 1.00 | returned 2.00 | NO"
+    )

@@ -3,11 +3,15 @@ transcript attached to Allure in brief, and the run's last check for secrets rea
 archive as its reader would."""
 
 import gzip
+import zipfile
 from pathlib import Path
+
+import pytest
 
 from livecert.adapters.evidence import Exchange, exchanges_in_brief
 from livecert.adapters.secrets import SecretRegistry, leaks
 from livecert.harness.exchange_archive import ExchangeArchive, read_archive
+from livecert.report.allure_report import pack_results, unpack_results
 
 
 def _exchange(seq: int, body: str) -> Exchange:
@@ -48,3 +52,29 @@ def test_a_secret_inside_the_gzip_archive_is_found_and_masked_there(tmp_path: Pa
     archive = tmp_path / "exchanges" / "main.jsonl.gz"
     archive.write_bytes(gzip.compress(b'{"token": "tok-secret-123456"}\n'))
     assert leaks(tmp_path, registry.values()) == ["exchanges/main.jsonl.gz: $PLAYER_TOKEN"]
+
+
+def test_a_secret_inside_the_packed_allure_results_is_found(tmp_path: Path) -> None:
+    registry = SecretRegistry()
+    registry.register("tok-secret-654321", "$PLAYER_TOKEN")
+    with zipfile.ZipFile(tmp_path / "allure-results.zip", "w", zipfile.ZIP_DEFLATED) as packed:
+        packed.writestr("allure-results/a-attachment.txt", "Bearer tok-secret-654321")
+    assert leaks(tmp_path, registry.values()) == ["allure-results.zip: $PLAYER_TOKEN"]
+
+
+def test_packed_results_come_back_to_build_the_pages_again(tmp_path: Path) -> None:
+    (tmp_path / "allure-results").mkdir()
+    (tmp_path / "allure-results" / "r-result.json").write_text('{"status": "passed"}')
+    packed = pack_results(tmp_path)
+    assert packed.name == "allure-results.zip" and not (tmp_path / "allure-results").exists()
+    unpack_results(tmp_path)
+    assert (tmp_path / "allure-results" / "r-result.json").read_text() == '{"status": "passed"}'
+    assert not packed.exists()
+
+
+def test_a_packed_member_outside_the_results_is_refused(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "allure-results.zip", "w") as packed:
+        packed.writestr("../evil.txt", "x")
+    with pytest.raises(ValueError, match="outside allure-results/"):
+        unpack_results(tmp_path)
+    assert not (tmp_path.parent / "evil.txt").exists()

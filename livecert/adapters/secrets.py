@@ -24,11 +24,13 @@ import base64
 import gzip
 import hashlib
 import hmac
+import io
 import json
 import os
 import secrets as _random
 import stat
 import threading
+import zipfile
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -40,6 +42,7 @@ MIN_LENGTH = 4  # characters: a shorter secret would mask ordinary words; it is 
 CHECKED_LENGTH = 8  # characters: the last check looks for secrets this long or longer (`leaks`)
 PIPE_VARIABLE = "LIVECERT_SECRETS_FD"  # the pytest run writes the secrets it learns there
 GZIP_MAGIC = b"\x1f\x8b"
+ZIP_MAGIC = b"PK\x03\x04"
 
 
 def spellings(value: str) -> set[str]:
@@ -240,13 +243,17 @@ def leaks(folder: Path, known: dict[str, str]) -> list[str]:
 
 def _readable(data: bytes) -> bytes:
     """A file's bytes as its reader will see them: a gzip file (the exchanges' archive)
-    uncompressed, so that a secret cannot pass the check by being compressed."""
-    if data[:2] != GZIP_MAGIC:
-        return data
+    uncompressed, a zip (the packed Allure results) as its members' contents one after the
+    other, so that a secret cannot pass the check by being compressed."""
     try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error):
-        return data  # not whole: checked as it is
+        if data[:2] == GZIP_MAGIC:
+            return gzip.decompress(data)
+        if data[:4] == ZIP_MAGIC:
+            with zipfile.ZipFile(io.BytesIO(data)) as packed:
+                return b"\n".join(packed.read(name) for name in packed.namelist())
+    except (OSError, EOFError, zlib.error, zipfile.BadZipFile):
+        pass  # not whole: checked as it is
+    return data
 
 
 def mask_files(folder: Path, names: Iterable[str]) -> None:

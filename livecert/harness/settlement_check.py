@@ -115,16 +115,19 @@ def judge_slip(
 
 
 def rows_as_table(rows: list[SettlementRow]) -> str:
-    """The expected/actual table attached as evidence, one line per bet."""
-    header = (
-        "selection | stake | expected | exp. win | exp. returned | actual | win | returned | ok"
-    )
-    lines = [header, "-" * len(header)]
+    """The expected/actual table attached as evidence, one line per bet: what the paytable
+    expects, then the target's settlement, written `=` where it is exactly that (a settled bet
+    with that outcome, win and return) and in full, marked NO, where it is not. A sweep round
+    attaches one of 110 lines, 216 times a run: the same words twice were half its report."""
+    header = "selection | stake | expected | win | returned | the target's settlement"
+    lines = [header, "-" * len(header), "(= settled exactly as expected)"]
     for r in rows:
         e = r.expected
-        lines.append(
-            f"{r.code} | {r.stake} | {e.outcome} | {e.win} | {e.returned} | "
-            f"{r.actual_status}/{r.actual_outcome} | {r.actual_win} | {r.actual_returned} | "
-            f"{'yes' if r.matches else 'NO'}"
+        actual = (
+            f"{r.actual_status}/{r.actual_outcome} | win {r.actual_win} | returned "
+            f"{r.actual_returned} | {'yes (its amounts)' if r.matches else 'NO'}"
         )
+        if r.matches and r.actual_outcome == e.outcome:
+            actual = "="
+        lines.append(f"{r.code} | {r.stake} | {e.outcome} | {e.win} | {e.returned} | {actual}")
     return "\n".join(lines)

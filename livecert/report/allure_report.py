@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -33,6 +34,7 @@ SINGLE_FILE = "allure-report.html"
 HISTORY_FOLDER = "allure-history"  # the trends, for the next run beside this one
 OLD_REPORT_FOLDER = "allure-report"  # where earlier runs kept it (allure-report/history)
 RESULTS_FOLDER = "allure-results"
+RESULTS_ZIP = "allure-results.zip"  # the results once the HTML is built (pack_results)
 # how the single file holds each of its files: d('history/history.json','<base64>')
 _EMBEDDED_HISTORY = re.compile(r"d\('history/([\w.-]+\.json)','([A-Za-z0-9+/=]*)'\)")
 NO_ANALYTICS = {"ALLURE_NO_ANALYTICS": "true"}
@@ -256,8 +258,13 @@ def _generate(results: Path, out: Path, single_file: bool) -> subprocess.Complet
 def build_allure(
     folder: Path, certificate: dict, previous_report: Path | None, say=print
 ) -> AllureOutcome:
-    """Build both HTML forms of the Allure report in `folder` from `folder/allure-results`."""
+    """Build the single-file Allure report in `folder` from `folder/allure-results`, then pack
+    the results into allure-results.zip (the HTML holds them all; the zip rebuilds it)."""
     results = folder / RESULTS_FOLDER
+    try:
+        unpack_results(folder)  # a report built before: its results were packed
+    except (ValueError, zipfile.BadZipFile) as error:
+        return AllureOutcome([], f"{RESULTS_ZIP} cannot be unpacked: {error}")
     if not results.is_dir():
         return AllureOutcome([], "no Allure results in the report folder")
     prepare_results(results, certificate, previous_report)
@@ -272,7 +279,32 @@ def build_allure(
     built = [folder / SINGLE_FILE]
     if history := keep_history(folder / SINGLE_FILE, folder / HISTORY_FOLDER):
         built.append(history)
+    built.append(pack_results(folder))
     return AllureOutcome(built, f"Allure HTML: {folder / SINGLE_FILE} (opens offline)")
+
+
+def pack_results(folder: Path) -> Path:
+    """allure-results/ as allure-results.zip (deflated), the folder removed: the single-file
+    HTML already holds every result, and a report is mailed and archived whole."""
+    results, packed = folder / RESULTS_FOLDER, folder / RESULTS_ZIP
+    with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        for path in sorted(p for p in results.rglob("*") if p.is_file()):
+            archive.write(path, path.relative_to(folder).as_posix())
+    shutil.rmtree(results)
+    return packed
+
+
+def unpack_results(folder: Path) -> None:
+    """allure-results/ back from allure-results.zip (to build the pages again)."""
+    packed = folder / RESULTS_ZIP
+    if not packed.is_file() or (folder / RESULTS_FOLDER).is_dir():
+        return
+    with zipfile.ZipFile(packed) as archive:
+        for member in archive.namelist():  # only the results' own files, nowhere else
+            if not member.startswith(f"{RESULTS_FOLDER}/") or ".." in Path(member).parts:
+                raise ValueError(f"{packed} holds {member!r}, outside {RESULTS_FOLDER}/")
+        archive.extractall(folder)
+    packed.unlink()
 
 
 def keep_history(page: Path, into: Path) -> Path | None:
