@@ -7,6 +7,7 @@ import re
 import shutil
 from pathlib import Path
 
+from matplotlib.colors import to_hex
 from samples import scenario
 
 from livecert.certify.certificate import build_certificate
@@ -21,7 +22,17 @@ from livecert.report.allure_report import (
     prepare_results,
 )
 from livecert.report.certificate_page import render_certificate
-from livecert.report.charts import FAILED, PASSED, bets_per_clause, sweep_matrix
+from livecert.report.charts import (
+    BLUE,
+    FAILED,
+    LABEL_POINTS,
+    ORANGE,
+    PASSED,
+    bets_per_clause,
+    rtp_figure,
+    sweep_figure,
+    sweep_matrix,
+)
 from livecert.report.manifest import entries, page_summary, sha256_of, write_manifest
 from livecert.report.rules_page import write_rules
 from livecert.rules import load_catalogue
@@ -160,6 +171,59 @@ def test_the_sweep_picture_marks_exactly_the_mismatched_cells() -> None:
     assert matrix[1].count(PASSED) == 110
     counts = bets_per_clause("sicbo", sweeps)
     assert counts["SB-PAY-01"] == 2 and counts["SB-PAY-08"] == 14 * 2
+
+
+def _rtp_rows(game: str, measured_of: dict[str, str]) -> dict:
+    from livecert.rules import load_paytable
+
+    return {
+        "rolls": 216,
+        "declared_max_percent": "97.22",
+        "selections": {
+            s.code: {
+                "theoretical_percent": "90.0000%",
+                "measured_percent": measured_of.get(s.code, "90.0000%"),
+            }
+            for s in load_paytable(game).selections
+        },
+    }
+
+
+def test_the_rtp_picture_starts_at_zero_reads_at_8_points_and_marks_a_difference() -> None:
+    figure = rtp_figure("sicbo", _rtp_rows("sicbo", {"SMALL": "120.0000%"}))
+    panels = figure.axes
+    assert len(panels) == 3  # 110 selections in panels of at most 40 rows
+    assert all(axes.get_xlim()[0] == 0 for axes in panels)
+    assert panels[0].get_xlim()[1] >= 128  # the measured 120% and its mark fit
+    assert min(t.get_fontsize() for a in panels for t in a.get_yticklabels()) >= LABEL_POINTS
+    marks = [t for a in panels for t in a.texts if t.get_text() == "≠"]
+    assert len(marks) == 1 and marks[0].get_position()[0] == 121
+    colours = {to_hex(bar.get_facecolor()) for bar in panels[0].patches}
+    assert {BLUE.lower(), ORANGE.lower()} <= colours  # Okabe-Ito blue and orange
+    assert any(bar.get_hatch() for bar in panels[0].patches)  # measured: hatched too
+    [legend] = figure.legends
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "declared maximum 97.22%",
+        "theoretical",
+        "measured",
+    ]
+
+
+def test_the_sweep_picture_has_ticks_a_legend_and_crosses_on_the_mismatches() -> None:
+    sweeps = [{"outcome": [a, b, 1], "mismatched": ["SMALL", "BIG"] if a == b == 1 else []}
+              for a in range(1, 7) for b in range(1, 7)]  # fmt: skip
+    figure = sweep_figure("sicbo", sweeps)
+    [axes] = figure.axes
+    assert len(axes.get_yticks()) >= 12 and len(axes.get_xticks()) >= 20
+    assert min(t.get_fontsize() for t in axes.get_xticklabels()) >= LABEL_POINTS
+    [crosses] = axes.collections
+    assert sorted(map(tuple, crosses.get_offsets().tolist())) == [(0.0, 0.0), (1.0, 0.0)]
+    texts = [t.get_text() for t in axes.get_legend().get_texts()]
+    assert texts == [
+        "settled as the paytable says",
+        "not as the paytable says (x): 2",
+        "not played",
+    ]
 
 
 def test_a_mapping_run_under_a_profile_names_both_on_every_page() -> None:

@@ -11,7 +11,12 @@ from types import ModuleType
 from livecert.rules import load_paytable
 
 PASSED, FAILED, NOT_PLAYED = 2, 1, 0
-SWEEP_COLOURS = ("#d9d9d9", "#c62828", "#2e7d32")  # not played, not as the paytable, as it
+# Okabe and Ito's palette, told apart with every kind of colour vision; each colour has a shape
+# or a word beside it too (a hatch, a cross, a label), so a grey print still reads
+BLUE, ORANGE, VERMILLION, SKY = "#0072B2", "#E69F00", "#D55E00", "#56B4E9"
+SWEEP_COLOURS = ("#e0e0e0", VERMILLION, SKY)  # not played, not as the paytable, as it
+LABEL_POINTS = 8  # the smallest text of a chart, in points
+ROWS_PER_PANEL = 40  # an RTP chart of more selections is drawn in side-by-side panels
 
 
 @cache
@@ -46,30 +51,75 @@ def _percent(text: str | None) -> float | None:
     return None if text is None else float(text.rstrip("%"))
 
 
-def rtp_chart(game: str, rtp: dict) -> Chart | None:
-    """Theoretical versus measured RTP per selection, with the declared maximum as a line."""
+def rtp_figure(game: str, rtp: dict):
+    """The RTP chart's figure: theoretical and measured return per selection from 0 to 100%, the
+    declared maximum as a line, a measured return unlike its theoretical one marked "≠"."""
     rows = rtp.get("selections") or {}
-    if not rows:
-        return None
     codes = list(rows)
     theoretical = [_percent(rows[c]["theoretical_percent"]) or 0.0 for c in codes]
     measured = [_percent(rows[c]["measured_percent"]) or 0.0 for c in codes]
-    height = max(3.0, 0.16 * len(codes) + 1.2)
-    figure, axes = _pyplot().subplots(figsize=(8.5, height))
-    positions = range(len(codes))
-    axes.barh([p + 0.2 for p in positions], theoretical, height=0.4, label="theoretical")
-    axes.barh([p - 0.2 for p in positions], measured, height=0.4, label="measured")
+    panels = -(-len(codes) // ROWS_PER_PANEL)
+    per_panel = -(-len(codes) // panels)
+    height = max(3.0, 0.2 * per_panel + 1.4)
+    figure, axes_list = _pyplot().subplots(
+        1, panels, figsize=(6 * panels + 1, height), squeeze=False, layout="constrained"
+    )
     declared = _percent(rtp.get("declared_max_percent"))
-    if declared is not None:
-        axes.axvline(declared, color="#c62828", linestyle="--", label=f"declared max {declared}%")
-    axes.set_yticks(list(positions), codes, fontsize=6 if len(codes) > 30 else 9)
-    axes.invert_yaxis()
-    axes.set_xlabel("return to player, % of stakes")
-    low = min(theoretical + measured)
-    axes.set_xlim(max(0.0, low - 5), 100)
-    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    axes.set_title(f"{game}: RTP per selection over all {rtp.get('rolls')} outcomes")
-    return Chart(f"rtp-{game}.png", f"{game}: RTP per selection", _png(figure))
+    for panel, axes in enumerate(axes_list[0]):
+        part = range(panel * per_panel, min(len(codes), (panel + 1) * per_panel))
+        positions = list(range(len(part)))
+        axes.barh(
+            [p - 0.2 for p in positions],
+            [theoretical[i] for i in part],
+            height=0.4,
+            color=BLUE,
+            label="theoretical",
+        )
+        axes.barh(
+            [p + 0.2 for p in positions],
+            [measured[i] for i in part],
+            height=0.4,
+            color=ORANGE,
+            hatch="///",
+            edgecolor="white",
+            linewidth=0,
+            label="measured",
+        )
+        for p, i in zip(positions, part, strict=True):
+            if measured[i] != theoretical[i]:
+                axes.text(
+                    measured[i] + 1,
+                    p + 0.2,
+                    "≠",
+                    va="center",
+                    color=VERMILLION,
+                    fontsize=LABEL_POINTS + 2,
+                    fontweight="bold",
+                )
+        if declared is not None:
+            axes.axvline(
+                declared,
+                color="black",
+                linestyle="--",
+                linewidth=1,
+                label=f"declared maximum {declared}%",
+            )
+        axes.set_yticks(positions, [codes[i] for i in part], fontsize=LABEL_POINTS)
+        axes.tick_params(axis="x", labelsize=LABEL_POINTS)
+        axes.invert_yaxis()
+        axes.set_xlim(0, max(105.0, *(m + 8 for m in measured)))  # from 0: a bar is its return
+        axes.set_xlabel("return to player, % of stakes", fontsize=LABEL_POINTS + 1)
+    handles, names = axes_list[0][0].get_legend_handles_labels()
+    figure.legend(handles, names, loc="outside lower center", ncols=3, fontsize=LABEL_POINTS)
+    figure.suptitle(f"{game}: RTP per selection over all {rtp.get('rolls')} outcomes")
+    return figure
+
+
+def rtp_chart(game: str, rtp: dict) -> Chart | None:
+    """Theoretical versus measured RTP per selection, with the declared maximum as a line."""
+    if not rtp.get("selections"):
+        return None
+    return Chart(f"rtp-{game}.png", f"{game}: RTP per selection", _png(rtp_figure(game, rtp)))
 
 
 def sweep_matrix(game: str, sweeps: list[dict]) -> tuple[list[str], list[list[int]], list[str]]:
@@ -81,31 +131,86 @@ def sweep_matrix(game: str, sweeps: list[dict]) -> tuple[list[str], list[list[in
     return labels, matrix, codes
 
 
-def sweep_heatmap(game: str, sweeps: list[dict]) -> Chart | None:
-    """Every outcome against every selection: green settled as the paytable says, red not."""
-    if not sweeps:
-        return None
-    labels, matrix, codes = sweep_matrix(game, sweeps)
-    figure, axes = _pyplot().subplots(figsize=(9, max(3.0, 0.035 * len(labels) + 2)))
-    from matplotlib.colors import ListedColormap
+def _every(count: int, most: int) -> int:
+    """The step between tick labels so that at most `most` are written."""
+    return max(1, -(-count // most))
 
-    colours = ListedColormap(list(SWEEP_COLOURS))
-    axes.imshow(matrix, aspect="auto", cmap=colours, vmin=0, vmax=2, interpolation="none")
-    failed = sum(row.count(FAILED) for row in matrix)
-    axes.set_xlabel(f"{len(codes)} selections (paytable order)")
-    axes.set_ylabel(f"{len(labels)} outcomes")
-    if len(labels) <= 20:
-        axes.set_yticks(range(len(labels)), labels, fontsize=8)
-    else:
-        axes.set_yticks([])
-    if len(codes) <= 20:
-        axes.set_xticks(range(len(codes)), codes, rotation=60, ha="right", fontsize=7)
-    else:
-        axes.set_xticks([])
+
+def sweep_figure(game: str, sweeps: list[dict]):
+    """The sweep heat map's figure: outcomes down, selections across, every settlement a cell
+    (sky blue as the paytable says, vermillion and crossed where not), ticks on both axes and a
+    legend."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    labels, matrix, codes = sweep_matrix(game, sweeps)
+    figure, axes = _pyplot().subplots(figsize=(10, max(3.5, 0.04 * len(labels) + 2.5)))
+    axes.imshow(
+        matrix,
+        aspect="auto",
+        cmap=ListedColormap(list(SWEEP_COLOURS)),
+        vmin=0,
+        vmax=2,
+        interpolation="none",
+    )
+    crosses = [
+        (x, y) for y, row in enumerate(matrix) for x, cell in enumerate(row) if cell == FAILED
+    ]
+    if crosses:
+        axes.scatter(
+            [x for x, _ in crosses],
+            [y for _, y in crosses],
+            marker="x",
+            s=14,
+            color="black",
+            linewidths=0.8,
+        )
+    rows, columns = _every(len(labels), 36), _every(len(codes), 28)
+    axes.set_yticks(range(0, len(labels), rows), labels[::rows], fontsize=LABEL_POINTS)
+    axes.set_xticks(
+        range(0, len(codes), columns),
+        codes[::columns],
+        rotation=60,
+        ha="right",
+        fontsize=LABEL_POINTS,
+    )
+    failed = len(crosses)
+    axes.set_xlabel(
+        f"{len(codes)} selections (paytable order; every {columns} named)"
+        if columns > 1
+        else f"{len(codes)} selections"
+    )
+    axes.set_ylabel(f"{len(labels)} outcomes" + (f" (every {rows} named)" if rows > 1 else ""))
+    axes.legend(
+        handles=[
+            Patch(color=SKY, label="settled as the paytable says"),
+            Patch(
+                facecolor=VERMILLION,
+                edgecolor="black",
+                hatch="xx",
+                label=f"not as the paytable says (x): {failed}",
+            ),
+            Patch(color=SWEEP_COLOURS[NOT_PLAYED], label="not played"),
+        ],
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize=LABEL_POINTS,
+    )
     axes.set_title(
         f"{game} sweep: {len(labels) * len(codes)} settlements, {failed} not as the paytable says"
     )
-    return Chart(f"sweep-{game}.png", f"{game}: the sweep, outcomes x selections", _png(figure))
+    return figure
+
+
+def sweep_heatmap(game: str, sweeps: list[dict]) -> Chart | None:
+    """Every outcome against every selection, each settlement a cell."""
+    if not sweeps:
+        return None
+    return Chart(
+        f"sweep-{game}.png",
+        f"{game}: the sweep, outcomes x selections",
+        _png(sweep_figure(game, sweeps)),
+    )
 
 
 def bets_per_clause(game: str, sweeps: list[dict]) -> dict[str, int]:
@@ -121,11 +226,12 @@ def clause_chart(game: str, sweeps: list[dict]) -> Chart | None:
         return None
     clauses = sorted(counts)
     figure, axes = _pyplot().subplots(figsize=(8, 0.3 * len(clauses) + 1.2))
-    axes.barh(clauses, [counts[c] for c in clauses], color="#1565c0")
+    axes.barh(clauses, [counts[c] for c in clauses], color=BLUE)
+    axes.tick_params(labelsize=LABEL_POINTS)
     axes.invert_yaxis()
     axes.set_xlabel("bets settled and checked in the sweep")
     for y, clause in enumerate(clauses):
-        axes.text(counts[clause], y, f" {counts[clause]}", va="center", fontsize=8)
+        axes.text(counts[clause], y, f" {counts[clause]}", va="center", fontsize=LABEL_POINTS)
     axes.set_title(f"{game}: bets per clause")
     return Chart(f"bets-per-clause-{game}.png", f"{game}: bets per clause", _png(figure))
 
