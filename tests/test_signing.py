@@ -5,6 +5,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -226,3 +227,19 @@ def test_a_signer_must_be_named(tmp_path: Path) -> None:
     folder = _report(tmp_path / "report")
     with pytest.raises(SigningError, match="say who signs"):
         sign_report(folder, Ed25519PrivateKey.generate(), "  ")
+
+
+def test_a_key_or_signer_other_than_the_certificate_names_is_refused(tmp_path: Path) -> None:
+    """The page says who will sign and with which key ([lab] signer, signing_key)."""
+    folder = tmp_path / "report"
+    folder.mkdir()
+    key, other = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    lab = {"signer": SIGNER, "signing_key": fingerprint(key.public_key())}
+    (folder / "certificate.json").write_text(json.dumps({"lab": lab}), encoding="utf-8")
+    write_manifest(folder)
+    with pytest.raises(SigningError, match=r"names the key SHA256:.*; this key is SHA256:"):
+        sign_report(folder, other, SIGNER)
+    named = re.escape(f"names {SIGNER!r} to sign it")
+    with pytest.raises(SigningError, match=named):
+        sign_report(folder, key, "Someone Else")
+    assert sign_report(folder, key, SIGNER)["signed_by"] == SIGNER

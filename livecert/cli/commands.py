@@ -9,6 +9,7 @@ them, so that `--help`, `config` and a usage error stay instant.
 import argparse
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
@@ -160,11 +161,18 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
         options.max_answer_bytes = args.max_answer_size
     options.rate_limit = args.rate_limit
     options.workers = None if args.workers == "auto" else args.workers
+    started = time.monotonic()
     try:
         status, certificate, folder = certify(options)
     except CertifyError as error:
         return _usage("certify", str(error))
-    print(terminal_lines(summary_lines(certificate, folder)))
+    lines = summary_lines(certificate, folder)
+    scenarios = certificate["run"].get("duration_seconds")
+    lines.append(
+        f"  wall time: {time.monotonic() - started:.1f} s, of which the scenarios {scenarios} s "
+        "(the rest: starting, the certificate and the pages)"
+    )
+    print(terminal_lines(lines))
     return status
 
 

@@ -139,6 +139,9 @@ def sign_report(folder: Path, key: Ed25519PrivateKey, signed_by: str) -> dict:
         raise SigningError(f"{folder} has no {MANIFEST}: not a finished livecert report")
     if not signed_by.strip():
         raise SigningError("say who signs (--signer): the signature names them")
+    declared_problem = _declared_signer_problem(folder, key, signed_by)
+    if declared_problem:
+        raise SigningError(declared_problem)
     problems = manifest_problems(folder)
     if problems:
         raise SigningError(
@@ -158,6 +161,22 @@ def sign_report(folder: Path, key: Ed25519PrivateKey, signed_by: str) -> dict:
     statement["signature"] = base64.b64encode(key.sign(_payload(statement))).decode()
     (folder / SIGNATURE).write_text(json.dumps(statement, indent=1) + "\n", encoding="utf-8")
     return statement
+
+
+def _declared_signer_problem(folder: Path, key: Ed25519PrivateKey, signed_by: str) -> str | None:
+    """The certificate's page names who will sign and with which key (the lab's `signer` and
+    `signing_key`): another key, or another signer, would sign a page that says otherwise."""
+    try:
+        lab = json.loads((folder / "certificate.json").read_text(encoding="utf-8")).get("lab")
+    except (OSError, ValueError):
+        return None  # not a certificate this can read: the manifest check says what is wrong
+    lab = lab if isinstance(lab, dict) else {}
+    declared, used = lab.get("signing_key"), fingerprint(key.public_key())
+    if declared and declared != used:
+        return f"the certificate names the key {declared} to sign it; this key is {used}"
+    if lab.get("signer") and lab["signer"].strip() != signed_by.strip():
+        return f"the certificate names {lab['signer']!r} to sign it, not {signed_by.strip()!r}"
+    return None
 
 
 def verify_report(folder: Path, key: Ed25519PublicKey) -> Verification:
