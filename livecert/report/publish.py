@@ -48,6 +48,24 @@ def write_schema(folder: Path) -> Path:
     return path
 
 
+SCRIPTS_FOLDER = "reproductions"
+
+
+def write_scripts(folder: Path, certificate: dict) -> list[Path]:
+    """Each failed scenario's reproduction as a script of its own (reproductions/NN.sh), which
+    runs as written against a fresh target (livecert.adapters.script)."""
+    written = []
+    for number, reproduction in enumerate(certificate.get("reproductions") or [], 1):
+        if not reproduction.get("script"):
+            continue
+        target = folder / SCRIPTS_FOLDER / f"{number:02d}.sh"
+        target.parent.mkdir(exist_ok=True)
+        target.write_text(reproduction["script"], encoding="utf-8")
+        target.chmod(0o755)
+        written.append(target)
+    return written
+
+
 def _write_charts(folder: Path, charts: list[Chart]) -> list[Path]:
     target = folder / CHARTS_FOLDER
     target.mkdir(exist_ok=True)
@@ -76,6 +94,7 @@ def publish(
     result.files.append(write_rules(folder))
     result.files.append(write_schema(folder))
     result.files.append(write_junit(folder, certificate))
+    result.files += write_scripts(folder, certificate)
     charts = charts_for(certificate, records) if html else []
     result.files += _write_charts(folder, charts)
     if html:
