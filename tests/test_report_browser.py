@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,44 @@ def test_the_certificate_renders_offline_with_the_run_numbers(clean_run) -> None
     assert "thirty" in shown.text  # RULES.md E: the Arabic document's 30/50 disagreement
     assert "Randomness is not assessed" in shown.text
     assert ARTIFACTS.joinpath("certificate.png").stat().st_size > 10_000
+
+
+def _pdf_pages(path: Path) -> list[str]:
+    """The text of each page of a PDF (pdfminer.six), its ligatures (ﬁ) as letters."""
+    from pdfminer.high_level import extract_pages
+    from pdfminer.layout import LTTextContainer
+
+    return [
+        unicodedata.normalize(
+            "NFKC", "".join(e.get_text() for e in page if isinstance(e, LTTextContainer))
+        )
+        for page in extract_pages(path)
+    ]
+
+
+def test_the_pdf_is_a_filed_document_headed_footed_and_short(clean_run) -> None:
+    folder, certificate = clean_run
+    assert certificate["verdict"] == "compliant"
+    pages = _pdf_pages(folder / "certificate.pdf")
+    assert 1 <= len(pages) <= 10
+    for number, text in enumerate(pages, 1):
+        assert f"page {number} of {len(pages)}" in text  # the footer's margin box
+        assert "COMPLIANT" in text  # the running header's verdict
+        assert "livecert-reference" in text  # and target
+    first = pages[0]
+    assert "Certificate of conformance" in first and "Findings" in first
+    assert "None: every clause in scope passed." in first
+
+
+def test_a_seeded_fault_pdf_puts_its_finding_on_page_one(fault_run) -> None:
+    folder, certificate = fault_run
+    pages = _pdf_pages(folder / "certificate.pdf")
+    first = " ".join(pages[0].split())
+    assert "SELF-TEST" in first and "Findings" in first
+    finding = certificate["findings"][0]
+    assert "XD-PAY-09" in finding["clauses"]
+    assert first.index("Findings") < first.index("XD-PAY-09", first.index("Findings"))
+    assert len(pages) <= 10
 
 
 def test_the_allure_report_renders_offline_with_the_run_numbers(clean_run) -> None:
