@@ -260,3 +260,12 @@ def test_the_schema_refuses_a_certificate_that_breaks_it(runs, change, where: st
     written = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
     change(written)
     assert any(error.startswith(where) for error in _schema_errors(written))
+
+
+def test_a_xocdia_certificate_shows_nothing_of_sic_bo(runs) -> None:
+    """The reference declares both games; a run of one shows that game's declarations only."""
+    _, certificate, _ = runs["waived"]
+    assert certificate["scope"]["games"] == ["xocdia"]
+    assert set(certificate["target"]["max_rtp"]) == {"sicbo", "xocdia"}  # as declared
+    page = render_certificate(certificate, [], [])
+    assert "sicbo" not in page.lower() and "sic bo" not in page.lower()
