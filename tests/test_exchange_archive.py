@@ -78,3 +78,35 @@ def test_a_packed_member_outside_the_results_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="outside allure-results/"):
         unpack_results(tmp_path)
     assert not (tmp_path.parent / "evil.txt").exists()
+
+
+def test_an_archive_cut_short_still_has_its_whole_scenarios_checked(tmp_path: Path) -> None:
+    """A process killed mid-write leaves a last member cut short; the ones before are read."""
+    registry = SecretRegistry()
+    registry.register("tok-secret-777777", "$PLAYER_TOKEN")
+    whole = gzip.compress(b'{"token": "tok-secret-777777"}\n')
+    cut = gzip.compress(b'{"x": "' + b"y" * 5000 + b'"}\n')[:40]
+    (tmp_path / "main.jsonl.gz").write_bytes(whole + cut)
+    assert leaks(tmp_path, registry.values()) == ["main.jsonl.gz: $PLAYER_TOKEN"]
+
+
+def test_a_secret_in_a_zip_members_name_is_found(tmp_path: Path) -> None:
+    registry = SecretRegistry()
+    registry.register("tok-secret-888888", "$PLAYER_TOKEN")
+    with zipfile.ZipFile(tmp_path / "allure-results.zip", "w", zipfile.ZIP_DEFLATED) as packed:
+        packed.writestr("allure-results/tok-secret-888888.txt", "nothing here")
+    assert leaks(tmp_path, registry.values()) == ["allure-results.zip: $PLAYER_TOKEN"]
+
+
+def test_masking_a_zip_keeps_it_a_zip_with_its_members_masked(tmp_path: Path) -> None:
+    from livecert.adapters.secrets import SECRETS, mask_files
+
+    SECRETS.register("tok-secret-999999-zip", "$ZIPPED_TEST_TOKEN")
+    path = tmp_path / "allure-results.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as packed:
+        packed.writestr("allure-results/a.txt", "Bearer tok-secret-999999-zip")
+        packed.writestr("allure-results/b.png", bytes([0x89, 0xFF, 0x00, 0xFE]))
+    mask_files(tmp_path, ["allure-results.zip"])
+    with zipfile.ZipFile(path) as packed:
+        assert packed.read("allure-results/a.txt") == b"Bearer $ZIPPED_TEST_TOKEN"
+        assert packed.read("allure-results/b.png") == bytes([0x89, 0xFF, 0x00, 0xFE])

@@ -120,3 +120,28 @@ def test_a_clause_kept_from_judgement_by_an_error_is_an_error_case() -> None:
         "SB-PAY-02": "error",
         "target error": "error",
     }
+
+
+def test_an_incomplete_run_of_untested_clauses_is_not_green() -> None:
+    """REG-INTR-01 not tested (no restart hook) and nothing else wrong: the clause is skipped
+    with its reason, and the run's own case says incomplete, so CI is red as certify's exit."""
+    certificate = {
+        "verdict": "incomplete",
+        "verdict_reasons": ["1 clause(s) in scope not tested: REG-INTR-01"],
+        "summary": {"scenarios": 5},
+        "clauses": {
+            "SB-PAY-01": {"status": "passed", "section": "A", "in_scope": True},
+            "REG-INTR-01": {
+                "status": "not-tested",
+                "section": "F",
+                "in_scope": True,
+                "reason": "needs a restart hook",
+            },
+        },
+    }
+    cases = _cases_of(build_junit(certificate))
+    assert {k: _outcome(v) for k, v in cases.items()} == {
+        "SB-PAY-01": None,
+        "REG-INTR-01": "skipped",
+        "verdict incomplete": "error",
+    }

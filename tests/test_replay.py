@@ -69,3 +69,23 @@ def test_a_finding_the_target_no_longer_has_is_said_fixed(report: Path, tmp_path
 def test_what_to_replay_must_be_said_and_found(report: Path, args, words: str) -> None:
     done = livecert("replay", str(report), *args, env=None)
     assert done.returncode == 3 and words in done.stderr, done.stderr
+
+
+def test_a_scenario_that_did_not_judge_the_clause_again_is_not_said_fixed() -> None:
+    """Passed by other scenarios while the replayed one was skipped there: not judged."""
+    from livecert.certify.replay import Replayed, judge_replay
+
+    replayed = {
+        "clauses": {
+            "SB-PAY-08": {
+                "status": "passed",
+                "scenario_names": ["S1", "S2"],
+                "checks": {"in_scenarios": {"S1": 3}},
+                "not_testable": ["S2: the target does not offer TRIPLE_1"],
+            }
+        },
+        "verdict_reasons": [],
+    }
+    scenarios = [Replayed("n1", "S1", ("SB-PAY-08",)), Replayed("n2", "S2", ("SB-PAY-08",))]
+    found = {v["scenario"]: v["finding"] for v in judge_replay(scenarios, replayed)}
+    assert found == {"S1": "fixed", "S2": "not judged"}

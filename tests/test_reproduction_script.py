@@ -79,3 +79,21 @@ def test_the_saved_script_runs_as_written_and_meets_the_same_defect(
     assert len(answers) == len(recorded)
     # the last answer shows the round in the state the run saw: not cancelled
     assert answers[-1].get("state") == recorded[-1].get("state") != "cancelled"
+
+
+def test_nothing_a_target_chose_can_run_as_a_command_of_the_script(tmp_path: Path) -> None:
+    """A mapping's request (not replayed, kept as a comment) whose path holds an id a hostile
+    target chose with a newline in it, and a run's URL with shell in it: all stay text."""
+    hostile = Exchange(
+        seq=1, operation="open a round\ntouch INJECTED_OPERATION", role="dealer", method="POST",
+        url="http://run:1/tables/T1\ntouch INJECTED_URL #/rounds", request_body=None,
+        status=200, response_body="{}", elapsed_ms=1.0, headers={"X-Id": "a\ntouch INJECTED_H"},
+    )  # fmt: skip
+    text = runnable_script(
+        [hostile], "title\ntouch INJECTED_TITLE", "said\r\ntouch INJECTED_SAID",
+        'http://run:1/$(touch INJECTED_BASE)"`touch INJECTED_TICK`',
+    )  # fmt: skip
+    script = tmp_path / "s.sh"
+    script.write_text(text, encoding="utf-8")
+    subprocess.run(["sh", str(script)], cwd=tmp_path, capture_output=True, timeout=30, check=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sh"], text

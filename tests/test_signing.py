@@ -243,3 +243,14 @@ def test_a_key_or_signer_other_than_the_certificate_names_is_refused(tmp_path: P
     with pytest.raises(SigningError, match=named):
         sign_report(folder, key, "Someone Else")
     assert sign_report(folder, key, SIGNER)["signed_by"] == SIGNER
+
+
+def test_a_link_added_to_a_signed_report_fails_it(signed, tmp_path: Path) -> None:
+    """A folder linked in from elsewhere holds files no hash covers: not the report signed."""
+    folder, public = signed
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "certificate-corrected.html").write_text("<p>compliant</p>")
+    (folder / "addendum").symlink_to(elsewhere, target_is_directory=True)
+    found = verify_report(folder, serialization.load_pem_public_key(public.read_bytes()))
+    assert found.problems == ["a link, not a file of the report: addendum"]

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from livecert.adapters.evidence import LAB_COMMAND, Exchange
+from livecert.target_text import visible
 
 ID_FIELDS = {"player_id": "PLAYER", "table_id": "TABLE", "round_id": "ROUND", "bet_id": "BET"}
 ROLE_TOKENS = {"operator": "LIVECERT_OPERATOR_TOKEN", "dealer": "LIVECERT_DEALER_TOKEN"}
@@ -79,9 +80,11 @@ class ScriptWriter:
 
     def lines(self, exchange: Exchange) -> list[str]:
         if exchange.method == LAB_COMMAND or exchange.headers is not None:
+            # a comment of one line whatever it holds: a newline in a value a target chose
+            # (an id in a mapping's path) would otherwise start a command of its own
             return [
                 "# not replayed by the script (a lab's command or a mapping's request):",
-                f"#   {exchange.as_curl()}",
+                f"#   {visible(exchange.as_curl())}",
             ]
         try:
             answer = json.loads(exchange.response_body or "null")
@@ -103,7 +106,7 @@ class ScriptWriter:
         if exchange.request_body is not None:
             command += ["-H", "'Content-Type: application/json'"]
             command += ["--data", _written(exchange.request_body, self.known)]
-        said = f"# {exchange.operation}: the run got {exchange.status}"
+        said = f"# {visible(exchange.operation)}: the run got {exchange.status}"
         out = [said, f"ANSWER=$({' '.join(command)})", 'printf "%s\\n" "$ANSWER"']
         for path_in_answer, field, value in _captures(answer):
             if value in self.known:
@@ -123,14 +126,15 @@ def runnable_script(exchanges: list[Exchange], title: str, said: str, base_url: 
     """The scenario's exchanges, from its first, as a script that runs as written."""
     header = [
         "#!/bin/sh",
-        f"# livecert reproduction: {title}",
-        *(f"# {line}" for line in said.splitlines()),
+        f"# livecert reproduction: {visible(title)}",
+        *(f"# {visible(line)}" for line in said.splitlines()),
         "#",
         "# Runs as written against a fresh target: it makes its own players, tables and rounds",
         "# and captures their ids and tokens as it goes. Needs curl and python3, and",
         "# LIVECERT_TARGET_URL, LIVECERT_OPERATOR_TOKEN and LIVECERT_DEALER_TOKEN.",
         "set -eu",
-        f'BASE="${{LIVECERT_TARGET_URL:-{base_url.rstrip("/")}}}"',
+        'BASE="${LIVECERT_TARGET_URL:-}"',
+        f'[ -n "$BASE" ] || BASE={shlex.quote(base_url.rstrip("/"))}',
         'RUN="livecert-script-$(date +%s)-$$"',
         "field() {",
         "  python3 -c 'import json, sys",

@@ -21,6 +21,7 @@ check (`leaks`) looks for every secret of the run in every file before the manif
 """
 
 import base64
+import contextlib
 import gzip
 import hashlib
 import hmac
@@ -241,19 +242,51 @@ def leaks(folder: Path, known: dict[str, str]) -> list[str]:
     return found
 
 
+def _gunzipped(data: bytes) -> bytes:
+    """What can be read of a gzip file, member by member (the exchanges' archive is a member a
+    scenario): a file cut short by a process that died still gives every whole member."""
+    found, rest = [], data
+    while rest[:2] == GZIP_MAGIC:
+        reader = zlib.decompressobj(wbits=31)
+        try:
+            found.append(reader.decompress(rest))
+        except zlib.error:
+            break
+        if not reader.eof:
+            break  # cut short: what came before is kept
+        rest = reader.unused_data
+    return b"".join(found)
+
+
 def _readable(data: bytes) -> bytes:
-    """A file's bytes as its reader will see them: a gzip file (the exchanges' archive)
-    uncompressed, a zip (the packed Allure results) as its members' contents one after the
-    other, so that a secret cannot pass the check by being compressed."""
-    try:
-        if data[:2] == GZIP_MAGIC:
-            return gzip.decompress(data)
-        if data[:4] == ZIP_MAGIC:
+    """A file's bytes as its readers will see them: as they are, and a gzip file (the
+    exchanges' archive) uncompressed, a zip (the packed Allure results) as its members' names
+    and contents, so that a secret cannot pass the check by being compressed."""
+    if data[:2] == GZIP_MAGIC:
+        return data + b"\n" + _gunzipped(data)
+    if data[:4] == ZIP_MAGIC:
+        try:
             with zipfile.ZipFile(io.BytesIO(data)) as packed:
-                return b"\n".join(packed.read(name) for name in packed.namelist())
-    except (OSError, EOFError, zlib.error, zipfile.BadZipFile):
-        pass  # not whole: checked as it is
+                inside = [name.encode() + b"\n" + packed.read(name) for name in packed.namelist()]
+        except (OSError, EOFError, zlib.error, zipfile.BadZipFile):
+            return data  # not whole: checked as it is
+        return b"\n".join([data, *inside])
     return data
+
+
+def _masked_zip(raw: bytes) -> bytes:
+    """A zip with every member masked, as a zip again (a member that is not text kept)."""
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(raw)) as packed,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as masked,
+    ):
+        for info in packed.infolist():
+            content = packed.read(info)
+            with contextlib.suppress(UnicodeDecodeError):  # not text: kept as it is
+                content = (SECRETS.mask(content.decode("utf-8")) or "").encode("utf-8")
+            masked.writestr(SECRETS.mask(info.filename) or info.filename, content)
+    return out.getvalue()
 
 
 def mask_files(folder: Path, names: Iterable[str]) -> None:
@@ -264,8 +297,11 @@ def mask_files(folder: Path, names: Iterable[str]) -> None:
         path = folder / name
         try:
             raw = path.read_bytes()
-            text = _readable(raw).decode("utf-8")
-        except (UnicodeDecodeError, OSError):
+            if raw[:4] == ZIP_MAGIC:
+                path.write_bytes(_masked_zip(raw))
+                continue
+            text = (_gunzipped(raw) if raw[:2] == GZIP_MAGIC else raw).decode("utf-8")
+        except (UnicodeDecodeError, OSError, zipfile.BadZipFile):
             path.unlink(missing_ok=True)
             continue
         masked = (SECRETS.mask(text) or "").encode("utf-8")

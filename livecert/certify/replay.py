@@ -60,6 +60,7 @@ def replay_options(
     profile = shown.get("name") if not source or source.startswith("livecert/") else source
     games = scope["games"]
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    folder = (report if report.is_dir() else report.parent).resolve()  # beside, never inside
     return CertifyOptions(
         target_url=None if embedded or url == ADAPTERS_OWN else url,
         adapter=run.get("adapter"),
@@ -67,7 +68,7 @@ def replay_options(
         operator_token=operator_token,
         dealer_token=dealer_token,
         game="all" if len(games) > 1 else games[0],
-        report_dir=report.resolve().parent / f"{report.resolve().name}-replay-{stamp}",
+        report_dir=folder.parent / f"{folder.name}-replay-{stamp}",
         reference_faults=list(target.get("faults") or []) if embedded else [],
         html=False,
         quiet=True,
@@ -85,7 +86,11 @@ def judge_replay(scenarios: list[Replayed], replayed: dict[str, Any]) -> list[di
             row = rows.get(clause) or {}
             if scenario.name in (row.get("failed_scenarios") or []):
                 verdict, why = "holds", "failed again"
-            elif row.get("status") == "passed" and scenario.name in row.get("scenario_names", []):
+            elif (
+                row.get("status") == "passed"
+                and scenario.name in (row.get("checks") or {}).get("in_scenarios", {})
+                and not any(scenario.name in note for note in row.get("not_testable", []))
+            ):  # its checks ran in that scenario and held: skipped or unjudged is not fixed
                 verdict, why = "fixed", "passed"
             else:
                 verdict = "not judged"

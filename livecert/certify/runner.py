@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -48,11 +49,13 @@ from livecert.certify.compare import CompareError, compare, read_certificate
 from livecert.certify.lab import lab_section
 from livecert.certify.scope import is_contract_clause
 from livecert.certify.workers import ROUND_TRIP_OPERATION, WorkersChoice, choose_workers
+from livecert.harness.exchange_archive import FOLDER as EXCHANGES_FOLDER
 from livecert.harness.run_record import read_run_record
 from livecert.harness.sweep import sweep_only_problem
 from livecert.report import publish
+from livecert.report.allure_report import RESULTS_ZIP
 from livecert.report.junit import SCENARIOS_JUNIT
-from livecert.report.publish import SecretInReport
+from livecert.report.publish import SCRIPTS_FOLDER, SecretInReport
 from livecert.rules.paytable import use_profile
 from livecert.rules.profiles import load_profile
 from livecert.settings import SETTINGS
@@ -392,6 +395,8 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     base = options.report_dir
     folder = new_report_dir(Path("reports")) if base is None else base
     folder.mkdir(parents=True, exist_ok=True)
+    for earlier in (EXCHANGES_FOLDER, SCRIPTS_FOLDER):  # a folder used again: this run's only
+        shutil.rmtree(folder / earlier, ignore_errors=True)
     env = suite_environment()
     files = feature_files(root, options.games, options.rule_clauses)
     env["LIVECERT_FEATURE_FILES"] = os.pathsep.join(str(f) for f in files)
@@ -474,7 +479,9 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         "report_dir": str(folder),
         "files": {
             "run_record": "run-record.jsonl",
-            "allure_results": "allure-results.zip" if options.html else "allure-results",
+            # written before the pages: packed into this zip only once the HTML is built
+            "allure_results": "allure-results",
+            "allure_results_packed": RESULTS_ZIP,
             "junit": "junit.xml",
             "junit_scenarios": SCENARIOS_JUNIT,
             "certificate": "certificate.json",

@@ -9,8 +9,9 @@ this version's scope or not applicable is skipped with why, and so is a clause t
 scenario count and links to its row in certificate.html and its line in the catalogue as
 properties; its classname is `livecert.<game>.<section>.<family>`, so a dashboard's tree groups
 the clauses by game and rules section. A run that never reached the target is one error case
-that says so: a file with no case would read as nothing wrong. (pytest's own file, a case per
-scenario, is `junit-scenarios.xml`.)
+that says so: a file with no case would read as nothing wrong. An incomplete run has an error
+case with its reasons, so that a dashboard is not green where certify exits 2. (pytest's own
+file, a case per scenario, is `junit-scenarios.xml`.)
 """
 
 import re
@@ -108,6 +109,10 @@ def _run_errors(certificate: dict) -> Iterator[tuple[str, str]]:
         yield "harness error", message
     if certificate.get("run_cut"):
         yield "run cut short", certificate["run_cut"]
+    said = certificate.get("target_errors") or certificate.get("harness_errors")
+    if certificate.get("verdict") == "incomplete" and not (said or certificate.get("run_cut")):
+        # clauses not tested, each a skipped case: red in CI all the same, as certify's exit 2
+        yield "verdict incomplete", "; ".join(certificate.get("verdict_reasons") or [])
 
 
 def _never_reached(certificate: dict) -> bool:

@@ -129,7 +129,20 @@ def manifest_problems(folder: Path) -> list[str]:
         elif found[path] != digest:
             problems.append(f"changed since the run: {path}")
     problems += [f"not in the manifest: {path}" for path in sorted(set(found) - set(listed))]
+    problems += [f"a link, not a file of the report: {path}" for path in _links(folder)]
     return problems
+
+
+def _links(folder: Path) -> list[str]:
+    """Every symbolic link under `folder`, to a file or a folder: the manifest lists files, and
+    a link brings in what it points at, which no hash covers."""
+    found = []
+    for root, folders, files in os.walk(folder, followlinks=False):
+        for name in [*folders, *files]:
+            path = Path(root) / name
+            if path.is_symlink():
+                found.append(path.relative_to(folder).as_posix())
+    return sorted(found)
 
 
 def sign_report(folder: Path, key: Ed25519PrivateKey, signed_by: str) -> dict:
