@@ -269,3 +269,26 @@ def test_a_xocdia_certificate_shows_nothing_of_sic_bo(runs) -> None:
     assert set(certificate["target"]["max_rtp"]) == {"sicbo", "xocdia"}  # as declared
     page = render_certificate(certificate, [], [])
     assert "sicbo" not in page.lower() and "sic bo" not in page.lower()
+
+
+def test_each_clause_is_shown_its_own_checks_words_not_another_clauses() -> None:
+    """One scenario failing two clauses for two reasons: two findings, each in its own words."""
+    certificate = {
+        "clauses": {
+            "SB-PAY-08": {
+                "status": "failed",
+                "failed_scenarios": ["instant"],
+                "checks": {"first_failure": "SB-PAY-08: Big paid 2.00, expected 0.00"},
+            },
+            "REG-LIMIT-01": {
+                "status": "failed",
+                "failed_scenarios": ["instant"],
+                "checks": {"first_failure": "a stake of 0.001 was taken below the minimum"},
+            },
+        },
+        "reproductions": [{"name": "instant", "message": "SB-PAY-08: Big paid 2.00 (and 1 more)"}],
+    }
+    assert [(f["clauses"], f["what"]) for f in findings(certificate)] == [
+        (["SB-PAY-08"], "SB-PAY-08: Big paid 2.00, expected 0.00"),
+        (["REG-LIMIT-01"], "a stake of 0.001 was taken below the minimum"),
+    ]

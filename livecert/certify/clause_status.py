@@ -84,6 +84,8 @@ def _tally_rules(scenarios: list[dict]) -> dict[str, dict[str, Any]]:
                 entry["checked_in"][s["name"]] = check["ran"]
             if check["ran"] > check["held"]:
                 entry["failed"].append(s["name"])  # a check for this clause failed
+                said = check.get("failed") or []
+                entry["first_failure"] = entry.get("first_failure") or (said[0] if said else None)
             elif violated:
                 # the target left the contract before the rule could be judged: not proven
                 entry["errors"].append(f"{s['name']}: blocked by a {violated} finding")
@@ -134,6 +136,8 @@ def clause_statuses(
                 "held": entry["checks_held"] if entry else 0,
                 "in_scenarios": entry["checked_in"] if entry else {},
                 "sample": entry["sample"] if entry else None,
+                # what this clause's own first failed check said (a scenario may fail several)
+                "first_failure": entry.get("first_failure") if entry else None,
             },
         }
         selected = clause_id not in unselected

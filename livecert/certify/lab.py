@@ -67,8 +67,10 @@ def build_under_test(lab: dict[str, Any], target: dict[str, Any]) -> dict[str, A
 
 def findings(certificate: dict[str, Any]) -> list[dict[str, Any]]:
     """Each distinct defect once: the failed clauses grouped by the first scenario that failed
-    them (a payout paid wrong fails its row and REG-SETTLE-01 in the same scenario), each with
-    what was expected and seen, how many scenarios met it and where its evidence is."""
+    them and what their checks said there (a payout paid wrong fails its row and REG-SETTLE-01
+    in the same scenario, in the same words), each with what was expected and seen (the
+    clause's own failed check, not another clause's), how many scenarios met it and where its
+    evidence is."""
     reproductions = certificate.get("reproductions") or []
     grouped: dict[str, dict[str, Any]] = {}
     for clause, row in (certificate.get("clauses") or {}).items():
@@ -78,12 +80,14 @@ def findings(certificate: dict[str, Any]) -> list[dict[str, Any]]:
         index, found = next(
             ((i, r) for i, r in enumerate(reproductions) if r.get("name") in failed), (None, None)
         )
-        key = found["name"] if found else clause
+        own = (row.get("checks") or {}).get("first_failure")  # the clause's own check's words
+        what = own or (found or {}).get("message") or "a check for this clause failed"
+        key = f"{found['name'] if found else clause}\n{what}"  # a scenario, one defect's words
         finding = grouped.setdefault(
             key,
             {
                 "clauses": [],
-                "what": (found or {}).get("message") or "a check for this clause failed",
+                "what": what,
                 "scenarios": 0,
                 "evidence": f"#clause-{clause}",
                 "reproduction": f"#reproduction-{index + 1}" if index is not None else None,

@@ -40,7 +40,11 @@ def _classname(clause: str, row: dict) -> str:
 
 
 def _first_message(row: dict, reproductions: list[dict]) -> str:
-    """What the first scenario that failed the clause expected and saw."""
+    """What the clause's own first failed check said (expected and seen); else its first
+    failing scenario's message."""
+    own = (row.get("checks") or {}).get("first_failure")
+    if own:
+        return own
     failed = set(row.get("failed_scenarios") or ())
     found = next((r for r in reproductions if r.get("name") in failed), None)
     return (found or {}).get("message") or "a check for this clause failed"
