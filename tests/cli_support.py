@@ -7,8 +7,9 @@ from livecert.certify.selftest import livecert_command as livecert
 
 
 def certify(folder: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict, str]:
-    """Run `livecert certify --quiet --report-dir folder ARGS`; the status, certificate, output."""
-    done = livecert("certify", "--quiet", "--report-dir", str(folder), *args, env=env)
+    """Run `livecert certify --report-dir folder ARGS`; the status, certificate, and what it
+    printed (not a terminal: pytest's lines, no progress bars)."""
+    done = livecert("certify", "--report-dir", str(folder), *args, env=env)
     certificate = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
     return done.returncode, certificate, done.stdout + done.stderr
 

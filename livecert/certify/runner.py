@@ -47,6 +47,7 @@ from livecert.adapters.secrets import (
 from livecert.certify.certificate import build_certificate
 from livecert.certify.compare import CompareError, compare, read_certificate
 from livecert.certify.lab import lab_section
+from livecert.certify.progress import RunProgress
 from livecert.certify.scope import is_contract_clause
 from livecert.certify.workers import ROUND_TRIP_OPERATION, WorkersChoice, choose_workers
 from livecert.harness.exchange_archive import FOLDER as EXCHANGES_FOLDER
@@ -67,6 +68,7 @@ SUITE_PLUGINS = ("pytest_bdd.plugin", "allure_pytest_bdd.plugin", "_hypothesis_p
 _TAG = re.compile(r"(?<![\w@])@([\w.-]+)")  # a Gherkin tag, e.g. @SB-PAY-08
 EXIT_CODES = {"compliant": 0, "non-compliant": 1, "incomplete": 2}
 GAME_CHOICES = ("sicbo", "xocdia", "all")
+PYTEST_OUTPUT = "pytest-output.txt"  # pytest's lines while the terminal shows progress bars
 SECRET_FLAGS = {
     "--operator-token": "$LIVECERT_OPERATOR_TOKEN",
     "--dealer-token": "$LIVECERT_DEALER_TOKEN",
@@ -105,6 +107,7 @@ class CertifyOptions:
     pytest_args: list[str] = field(default_factory=list)
     lab: dict = field(default_factory=dict)  # the lab's fields ([lab], or --lab FILE)
     nodeids: list[str] = field(default_factory=list)  # only these scenarios (livecert replay)
+    progress: bool = False  # bars on a terminal (rich); pytest's own lines then go to a file
     retests: Path | None = None  # the report folder this run retests (--retests)
 
     @property
@@ -428,9 +431,21 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     except ValueError as error:
         raise CertifyError(str(error)) from None
     command = pytest_command(options, folder, root, ends_at, workers)
+    say = _silent if options.quiet else print
+    if options.quiet or options.progress:  # pytest's lines are kept, in the report folder
+        options.output = options.output or folder / PYTEST_OUTPUT
+    live = None
+    if options.progress:
+        live = RunProgress(folder / "run-record.jsonl")
+        live.start()
     started, started_at = time.monotonic(), _now()
-    returncode = _run_suite(command, env, options.output)
+    try:
+        returncode = _run_suite(command, env, options.output)
+    finally:
+        if live is not None:
+            live.stop()
     elapsed, ended_at = time.monotonic() - started, _now()
+    say(f"livecert: the scenarios took {elapsed:.1f} s; building the certificate")
     show_junit_visibly(folder / SCENARIOS_JUNIT)
     leaked = guard_folder(folder)
     record_path = folder / "run-record.jsonl"
@@ -502,14 +517,19 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     previous = previous_report(folder)
     try:
         published = publish(
-            folder, certificate, records, previous, html=options.html, guard=guard_folder
-        )
+            folder, certificate, records, previous, html=options.html, guard=guard_folder,
+            say=say,
+        )  # fmt: skip
     except SecretInReport as error:
         raise CertifyError(str(error)) from None
     certificate["published"] = published.messages
     if base is None:
         point_latest(folder)
     return EXIT_CODES[certificate["verdict"]], certificate, folder
+
+
+def _silent(*_: object) -> None:
+    """--quiet: the phases are not said."""
 
 
 def _now() -> str:

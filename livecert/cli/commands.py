@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from livecert.cli.options import (
     CERTIFY_SETTINGS,
@@ -32,6 +33,11 @@ from livecert.settings import (
     read_lab_file,
     resolve,
 )
+
+if TYPE_CHECKING:  # certify's options, imported by the command that runs
+    from pathlib import Path
+
+    from livecert.certify.runner import CertifyOptions
 
 
 def _usage(command: str, message: str) -> int:
@@ -161,12 +167,18 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
         options.max_answer_bytes = args.max_answer_size
     options.rate_limit = args.rate_limit
     options.workers = None if args.workers == "auto" else args.workers
+    options.progress = sys.stdout.isatty() and not args.quiet and not args.no_progress
+    if not args.quiet:
+        print(terminal_lines(banner(options, args.report_dir)))
     started = time.monotonic()
     try:
         status, certificate, folder = certify(options)
     except CertifyError as error:
         return _usage("certify", str(error))
     lines = summary_lines(certificate, folder)
+    if args.quiet:  # the verdict alone
+        print(terminal_lines([line for line in lines if line][:1]))
+        return status
     scenarios = certificate["run"].get("duration_seconds")
     lines.append(
         f"  wall time: {time.monotonic() - started:.1f} s, of which the scenarios {scenarios} s "
@@ -174,6 +186,34 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
     )
     print(terminal_lines(lines))
     return status
+
+
+def banner(options: "CertifyOptions", report_dir: "Path | None") -> list[str]:
+    """What certify says before it starts: the target, the games, where the report goes, and
+    how long the last run here took."""
+    import json
+    from pathlib import Path
+
+    from livecert import __version__
+
+    target = options.target_url or (
+        "the embedded reference implementation"
+        + (
+            f" with the seeded faults {', '.join(options.reference_faults)}"
+            if options.reference_faults
+            else ""
+        )
+    )
+    games = {"all": "Sic Bo and Xoc Dia", "sicbo": "Sic Bo", "xocdia": "Xoc Dia"}[options.game]
+    folder = Path(report_dir) if report_dir else Path("reports") / "<time>"
+    lines = [f"livecert {__version__}: certifying {target}: {games}; the report in {folder}/"]
+    latest = (folder.parent if report_dir else Path("reports")) / "latest" / "certificate.json"
+    try:
+        took = json.loads(latest.read_text(encoding="utf-8"))["run"]["duration_seconds"]
+        lines.append(f"  the last run here took {took} s of scenarios")
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return lines
 
 
 def run_doctor(args: argparse.Namespace, argv: list[str]) -> int:

@@ -280,6 +280,12 @@ def certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         const=False,
     )
     parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="pytest's own lines instead of the progress bars, also on a terminal (a CI log, "
+        "a dumb terminal, or a pipe never gets the bars)",
+    )
+    parser.add_argument(
         "--lab",
         type=Path,
         default=None,

@@ -98,16 +98,19 @@ def publish(
     charts = charts_for(certificate, records) if html else []
     result.files += _write_charts(folder, charts)
     if html:
+        say("livecert: building the Allure HTML report")
         allure = build_allure(folder, certificate, previous_report, say)
         result.files += allure.built
         result.messages.append(allure.message)
         page = write_certificate_page(folder, certificate, charts, page_summary(entries(folder)))
         result.files.append(page)
+        say("livecert: printing certificate.pdf")
         problem = print_pdf(page, folder / PDF)
         if problem:
             result.messages.append(f"certificate.pdf not printed: {problem}")
         else:
             result.files.append(folder / PDF)
+    say("livecert: checking every file for secrets, then writing the manifest")
     found = guard(folder) if guard is not None else []
     if found:
         raise SecretInReport(
