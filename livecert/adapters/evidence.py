@@ -12,6 +12,7 @@ import math
 import shlex
 import statistics
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
@@ -40,6 +41,7 @@ class Exchange:
     idempotency_key: str | None = None
     headers: dict[str, str] | None = None  # sent headers, secrets masked (mapping adapters)
     content_type: str | None = None
+    started: float = dataclasses.field(default_factory=time.time)  # when it was sent (epoch s)
 
     def as_curl(self) -> str:
         """The exchange as a curl command; the token comes from the role's variable. A lab's

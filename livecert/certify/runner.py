@@ -108,6 +108,7 @@ class CertifyOptions:
     lab: dict = field(default_factory=dict)  # the lab's fields ([lab], or --lab FILE)
     nodeids: list[str] = field(default_factory=list)  # only these scenarios (livecert replay)
     progress: bool = False  # bars on a terminal (rich); pytest's own lines then go to a file
+    har: bool = False  # also write exchanges.har (--har)
     retests: Path | None = None  # the report folder this run retests (--retests)
 
     @property
@@ -518,7 +519,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     try:
         published = publish(
             folder, certificate, records, previous, html=options.html, guard=guard_folder,
-            say=say,
+            say=say, har=options.har,
         )  # fmt: skip
     except SecretInReport as error:
         raise CertifyError(str(error)) from None

@@ -168,6 +168,7 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
     options.rate_limit = args.rate_limit
     options.workers = None if args.workers == "auto" else args.workers
     options.progress = sys.stdout.isatty() and not args.quiet and not args.no_progress
+    options.har = args.har
     if not args.quiet:
         print(terminal_lines(banner(options, args.report_dir)))
     started = time.monotonic()

@@ -280,6 +280,12 @@ def certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         const=False,
     )
     parser.add_argument(
+        "--har",
+        action="store_true",
+        help="also write exchanges.har: every request and response of the run as an HTTP "
+        "Archive (HAR 1.2) for a browser's network panel; the exchanges/ archive holds the same",
+    )
+    parser.add_argument(
         "--no-progress",
         action="store_true",
         help="pytest's own lines instead of the progress bars, also on a terminal (a CI log, "
