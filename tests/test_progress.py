@@ -37,8 +37,16 @@ def test_a_failure_line_names_the_clauses_judged_not_every_clause_its_message_na
 def test_the_bars_count_each_games_scenarios_from_the_run_record(tmp_path: Path) -> None:
     record = tmp_path / "run-record.jsonl"
     lines = [
-        {"type": "collected", "games": {"xocdia": 3, "table": 1}},
-        {"type": "collected", "games": {"xocdia": 3, "table": 1}},  # another worker: the same
+        {
+            "type": "collected",
+            "games": {"xocdia": 3, "table": 1},
+            "clauses": {"xocdia": ["XD-PAY-03", "XD-VOID-02"], "table": ["TBL-DISC-01"]},
+        },
+        {
+            "type": "collected",
+            "games": {"xocdia": 3, "table": 1},  # another worker: the same
+            "clauses": {"xocdia": ["XD-PAY-03", "XD-VOID-02"], "table": ["TBL-DISC-01"]},
+        },
         _scenario("A", "passed"),
         _scenario("B", "failed", **{"XD-PAY-03": {"ran": 1, "held": 0}}),
         _scenario("C", "passed", game="table"),
@@ -52,6 +60,8 @@ def test_the_bars_count_each_games_scenarios_from_the_run_record(tmp_path: Path)
     assert (tasks["Xoc Dia"].completed, tasks["Xoc Dia"].total) == (2, 3)
     assert (tasks["Both games"].completed, tasks["Both games"].total) == (1, 1)
     assert tasks["Xoc Dia"].fields["failed"] == 1
+    # XD-PAY-03's check ran in B; XD-VOID-02 has had none yet
+    assert (tasks["Xoc Dia"].fields["judged"], tasks["Xoc Dia"].fields["clauses"]) == (1, 2)
     assert "FAILED XD-PAY-03: B: the round is 'closed'" in shown.getvalue()
 
 

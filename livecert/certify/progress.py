@@ -1,6 +1,6 @@
 """What a person at a terminal sees while a run goes: a banner, a bar per game with its
-scenarios and the time left, each failure on one line as it happens, and each phase after the
-scenarios named while it runs (rich).
+scenarios, how many of its clauses a check has judged so far and the time left, each failure
+on one line as it happens, and each phase after the scenarios named while it runs (rich).
 
 It is driven from the run record, which every process of a run appends to, so it shows a run
 over workers as one. pytest's own output then goes to `pytest-output.txt` in the report folder.
@@ -17,7 +17,6 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     TextColumn,
-    TimeElapsedColumn,
     TimeRemainingColumn,
 )
 
@@ -50,18 +49,20 @@ class RunProgress:
     def __init__(self, record: Path, console: Console | None = None) -> None:
         self.record = record
         self.console = console or Console()
-        self.progress = Progress(
+        self.progress = Progress(  # one line of about 75 characters a game
             TextColumn("{task.description:<10}"),
-            BarColumn(),
+            BarColumn(bar_width=10),
             MofNCompleteColumn(),
-            TextColumn("scenarios, {task.fields[failed]} failed"),
-            TimeElapsedColumn(),
-            TextColumn("left"),
+            TextColumn("scenarios, {task.fields[failed]} failed,"),
+            TextColumn("{task.fields[judged]}/{task.fields[clauses]} clauses judged,"),
             TimeRemainingColumn(),
+            TextColumn("left"),
             console=self.console,
             transient=False,
         )
         self.tasks: dict[str, int] = {}
+        self.clauses: dict[str, set[str]] = {}  # a game's clauses, its scenarios' tags
+        self.judged: dict[str, set[str]] = {}  # those a check has judged so far
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._follow, daemon=True)
         self._offset = 0
@@ -69,7 +70,9 @@ class RunProgress:
     def _task(self, game: str, total: int | None = None) -> int:
         if game not in self.tasks:
             words = GAME_WORDS.get(game, game)
-            self.tasks[game] = self.progress.add_task(words, total=total, failed=0)
+            self.tasks[game] = self.progress.add_task(
+                words, total=total, failed=0, judged=0, clauses="?"
+            )
         elif total is not None:
             current = self.progress.tasks[self.tasks[game]].total or 0
             self.progress.update(self.tasks[game], total=max(current, total))
@@ -79,12 +82,22 @@ class RunProgress:
         """One record of the run: a game's count of scenarios, or a scenario done."""
         if record.get("type") == "collected":
             for game, total in (record.get("games") or {}).items():
-                self._task(game, total)
+                task = self._task(game, total)
+                self.clauses.setdefault(game, set()).update(
+                    (record.get("clauses") or {}).get(game, [])
+                )
+                self.progress.update(task, clauses=len(self.clauses[game]))
         elif record.get("type") == "scenario":
-            task = self._task(record.get("game") or "table")
+            game = record.get("game") or "table"
+            task = self._task(game)
             failed = record.get("outcome") in ("failed", "error")
+            ran = {c for c, t in (record.get("checks") or {}).items() if t.get("ran")}
+            judged = self.judged.setdefault(game, set())
+            judged.update(ran & self.clauses.get(game, ran))
             fields = self.progress.tasks[task].fields
-            self.progress.update(task, advance=1, failed=fields["failed"] + failed)
+            self.progress.update(
+                task, advance=1, failed=fields["failed"] + failed, judged=len(judged)
+            )
             if failed:
                 self.progress.console.print(
                     failure_line(record), markup=False, highlight=False, no_wrap=True,
