@@ -432,7 +432,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     except ValueError as error:
         raise CertifyError(str(error)) from None
     command = pytest_command(options, folder, root, ends_at, workers)
-    say = _silent if options.quiet else print
+    say = _silent if options.quiet else say_on_terminal
     if options.quiet or options.progress:  # pytest's lines are kept, in the report folder
         options.output = options.output or folder / PYTEST_OUTPUT
     live = None
@@ -531,6 +531,28 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
 
 def _silent(*_: object) -> None:
     """--quiet: the phases are not said."""
+
+
+def say_on_terminal(message: str) -> None:
+    """A phase said as it runs; a reader that went away (a closed pipe) never stops the run:
+    its report is still written, and the command ends quietly at its last line."""
+    global _reader_gone
+    if _reader_gone:
+        return
+    try:
+        print(visible(message), flush=True)
+    except BrokenPipeError:
+        _reader_gone = True
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def reader_gone() -> bool:
+    """True once a line could not be written because the terminal's reader went away."""
+    return _reader_gone
+
+
+_reader_gone = False
 
 
 def _now() -> str:

@@ -170,12 +170,21 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
     options.progress = sys.stdout.isatty() and not args.quiet and not args.no_progress
     options.har = args.har
     if not args.quiet:
-        print(terminal_lines(banner(options, args.report_dir)))
+        from livecert.certify.runner import say_on_terminal
+
+        for line in banner(options, args.report_dir):
+            say_on_terminal(line)  # a closed pipe does not stop the run
     started = time.monotonic()
     try:
         status, certificate, folder = certify(options)
     except CertifyError as error:
         return _usage("certify", str(error))
+    from livecert.certify.runner import reader_gone
+
+    if reader_gone():  # a closed pipe: the report is written; end as a Unix tool does
+        from livecert.cli import PIPE_CLOSED
+
+        return PIPE_CLOSED
     lines = summary_lines(certificate, folder)
     if args.quiet:  # the verdict alone
         print(terminal_lines([line for line in lines if line][:1]))
