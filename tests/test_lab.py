@@ -292,3 +292,17 @@ def test_each_clause_is_shown_its_own_checks_words_not_another_clauses() -> None
         (["SB-PAY-08"], "SB-PAY-08: Big paid 2.00, expected 0.00"),
         (["REG-LIMIT-01"], "a stake of 0.001 was taken below the minimum"),
     ]
+
+
+def test_a_waiver_not_needed_leaves_the_findings_saying_every_clause_passed(runs) -> None:
+    """A lab's waiver of a clause that passed covers nothing: the findings do not say waived."""
+    _, certificate, _ = runs["retest"]  # compliant: XD-VOID-02 passed
+    certificate = {
+        **certificate,
+        "lab": {"waivers": [{"clause": "XD-VOID-02", "reason": "r", "approved_by": "b"}]},
+    }
+    page = render_certificate(certificate, [], [])
+    start = page.index('id="findings"')
+    findings_section = page[start : page.index("<h2", start)]
+    assert "None: every clause in scope passed." in findings_section
+    assert "waived" not in findings_section
