@@ -198,8 +198,7 @@ def exchanges_as_text(exchanges: list[Exchange]) -> str:
     """A readable transcript: one block per exchange with its curl reproduction."""
     blocks = []
     for ex in exchanges:
-        head = f"#{ex.seq} {ex.operation} ({ex.role}) {ex.method} {ex.url}"
-        lines = [head, f"  {ex.as_curl()}"]
+        lines = [_head(ex), f"  {ex.as_curl()}"]
         if ex.request_body is not None and ex.method == LAB_COMMAND:  # else in curl's --data
             lines.append(f"  request: {ex.request_body}")
         if ex.error:
@@ -221,5 +220,10 @@ def exchanges_in_brief(exchanges: list[Exchange]) -> str:
             if ex.error
             else f"{ex.status}, {len(ex.response_body or '')} characters"
         )
-        lines.append(f"#{ex.seq} {ex.operation} ({ex.role}) {ex.method} {ex.url}{sent} -> {came}")
+        lines.append(f"{_head(ex)}{sent} -> {came}")
     return "\n".join(lines)
+
+
+def _head(ex: Exchange) -> str:
+    """An exchange's first line in a transcript: its number, operation, role and request."""
+    return f"#{ex.seq} {ex.operation} ({ex.role}) {ex.method} {ex.url}"

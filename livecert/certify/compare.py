@@ -123,3 +123,23 @@ def comparison_lines(difference: dict[str, Any], old_name: str, new_name: str) -
         lines.append(f"{heading}: {len(changes)}")
         lines += [f"  {Change(**change).line()}" for change in changes]
     return lines
+
+
+def retest_section(old: dict, new: dict) -> dict:
+    """What a retest says of the report it follows: its number and verdict, the findings this
+    run closes, and those still or newly failing."""
+    difference = compare(old, new)
+    return {
+        "report_number": (old.get("lab") or {}).get("report_number"),
+        "verdict": old.get("verdict"),
+        "generated_at": old.get("generated_at"),
+        **{
+            key: [change["clause"] for change in difference[kind]]
+            for key, kind in (
+                ("closes", "fixed"),
+                ("still_failing", "still_failing"),
+                ("newly_failing", "newly_failing"),
+                ("no_longer_tested", "newly_not_tested"),
+            )
+        },
+    }

@@ -45,7 +45,7 @@ from livecert.adapters.secrets import (
     register_url_password,
 )
 from livecert.certify.certificate import build_certificate
-from livecert.certify.compare import CompareError, compare, read_certificate
+from livecert.certify.compare import CompareError, read_certificate, retest_section
 from livecert.certify.lab import lab_section
 from livecert.certify.progress import RunProgress
 from livecert.certify.scope import is_contract_clause
@@ -558,26 +558,6 @@ _reader_gone = False
 def _now() -> str:
     """A moment of the run in UTC, its offset written (2026-12-02T10:00:00+00:00)."""
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def retest_section(old: dict, new: dict) -> dict:
-    """What a retest says of the report it follows: its number and verdict, the findings this
-    run closes, and those still or newly failing."""
-    difference = compare(old, new)
-    return {
-        "report_number": (old.get("lab") or {}).get("report_number"),
-        "verdict": old.get("verdict"),
-        "generated_at": old.get("generated_at"),
-        **{
-            key: [change["clause"] for change in difference[kind]]
-            for key, kind in (
-                ("closes", "fixed"),
-                ("still_failing", "still_failing"),
-                ("newly_failing", "newly_failing"),
-                ("no_longer_tested", "newly_not_tested"),
-            )
-        },
-    }
 
 
 def show_junit_visibly(path: Path) -> None:

@@ -123,11 +123,12 @@ def rows_as_table(rows: list[SettlementRow]) -> str:
     lines = [header, "-" * len(header), "(= settled exactly as expected)"]
     for r in rows:
         e = r.expected
-        actual = (
-            f"{r.actual_status}/{r.actual_outcome} | win {r.actual_win} | returned "
-            f"{r.actual_returned} | {'yes (its amounts)' if r.matches else 'NO'}"
-        )
         if r.matches and r.actual_outcome == e.outcome:
             actual = "="
+        else:
+            actual = (
+                f"{r.actual_status}/{r.actual_outcome} | win {r.actual_win} | returned "
+                f"{r.actual_returned} | {'yes (its amounts)' if r.matches else 'NO'}"
+            )
         lines.append(f"{r.code} | {r.stake} | {e.outcome} | {e.win} | {e.returned} | {actual}")
     return "\n".join(lines)

@@ -30,7 +30,7 @@ MESSAGE_LENGTH = 300  # characters of a message attribute; the whole text is the
 
 def _family(clause: str) -> str:
     """`SB-PAY` of `SB-PAY-08`; a contract clause is its own family."""
-    return re.sub(r"-\d+$", "", clause) if clause[-1:].isdigit() else clause
+    return re.sub(r"-\d+$", "", clause)
 
 
 def _classname(clause: str, row: dict) -> str:

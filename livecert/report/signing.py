@@ -204,7 +204,6 @@ def verify_report(folder: Path, key: Ed25519PublicKey) -> Verification:
         return Verification([f"{folder} has no {SIGNATURE}: the report is not signed"])
     except (OSError, ValueError, KeyError, TypeError) as error:
         return Verification([f"{SIGNATURE} cannot be read as a signature: {error}"])
-    shown = Verification([], *signed, claimed)
     if statement.get("format") != FORMAT or statement.get("algorithm") != "ed25519":
         return Verification([f"{SIGNATURE} is not a {FORMAT} Ed25519 signature"], *signed)
     if claimed != trusted:
@@ -222,7 +221,7 @@ def verify_report(folder: Path, key: Ed25519PublicKey) -> Verification:
         problems.append(f"{MANIFEST} is not the manifest that was signed")
     else:
         problems += manifest_problems(folder)
-    return Verification(problems, shown.signed_by, shown.signed_at, shown.fingerprint)
+    return Verification(problems, *signed, claimed)
 
 
 def outside(folder: Path, key_path: Path) -> bool:
