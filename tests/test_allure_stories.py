@@ -62,6 +62,12 @@ def test_a_failed_scenario_shows_failed_only_under_the_clauses_it_failed(tmp_pat
     assert _stories(four_red) == {"XD-PAY-01", "REG-SETTLE-01"} <= failed
     said = four_red["statusDetails"]["message"].splitlines()[-1]
     assert said == f"{JUDGED_LINE}REG-SETTLE-01, XD-PAY-01"  # what the categories file it by
+    # the run record says the same of it, for certify's progress lines
+    records = [json.loads(line) for line in (tmp_path / "run-record.jsonl").open()]
+    [recorded] = [
+        r for r in records if r["type"] == "scenario" and r["name"].endswith(four_red["name"])
+    ]
+    assert recorded["judged_failed"] == ["REG-SETTLE-01", "XD-PAY-01"]
     # a scenario that passed keeps every clause it judged
     assert all({"XD-PAY-02", "XD-PAY-09"} <= _stories(r) for r in sweep if r is not four_red)
 

@@ -10,15 +10,18 @@ from cli_support import livecert
 from rich.console import Console
 
 from livecert.certify.progress import RunProgress, failure_line
+from livecert.suite.fixtures.evidence import judged_failed
 
 
 def _scenario(name: str, outcome: str, game: str = "xocdia", **checks) -> dict:
+    """A scenario's record as the suite writes it, its judged clauses by the suite's rule."""
     return {
         "type": "scenario",
         "name": name,
         "game": game,
         "outcome": outcome,
         "checks": checks,
+        "judged_failed": judged_failed(checks, None) if outcome == "failed" else [],
         "message": "the round is 'closed', expected 'cancelled'\nmore",
     }
 

@@ -26,18 +26,11 @@ GAME_WORDS = {"sicbo": "Sic Bo", "xocdia": "Xoc Dia", "table": "Both games"}
 POLL_SECONDS = 0.2
 
 
-def judged_failed(record: dict) -> list[str]:
-    """The clauses a scenario failed as the certificate judges them: its own checks that
-    failed, and the contract's clause an answer broke (not every clause a message names)."""
-    failed = [c for c, t in (record.get("checks") or {}).items() if t["ran"] > t["held"]]
-    if record.get("contract_violation") and record.get("contract_clause"):
-        failed.append(record["contract_clause"])
-    return sorted(set(failed))
-
-
 def failure_line(record: dict) -> str:
-    """A failed scenario in one line: the clauses it failed, its name, the first line of why."""
-    clauses = ", ".join(judged_failed(record)) or "no clause it judges"
+    """A failed scenario in one line: the clauses the suite judged it to fail (its own checks
+    that failed, and the contract's clause an answer broke; not every clause its message
+    names), its name, the first line of why."""
+    clauses = ", ".join(record.get("judged_failed") or []) or "no clause it judges"
     why = (record.get("message") or "").strip().splitlines()[:1]
     word = "FAILED" if record.get("outcome") == "failed" else "ERROR"
     return visible(f"{word} {clauses}: {record.get('name')}" + (f": {why[0]}" if why else ""))
