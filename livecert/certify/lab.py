@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from livecert import __version__
+from livecert.report.junit import clause_evidence
 from livecert.settings import LAB_LIST_FIELDS, LAB_TEXT_FIELDS
 
 SUITE_FOLDERS = ("features", "steps", "fixtures")
@@ -77,12 +78,9 @@ def findings(certificate: dict[str, Any]) -> list[dict[str, Any]]:
         if row.get("status") != "failed":
             continue
         failed = row.get("failed_scenarios") or []
-        index, found = next(
-            ((i, r) for i, r in enumerate(reproductions) if r.get("name") in failed), (None, None)
-        )
-        own = (row.get("checks") or {}).get("first_failure")  # the clause's own check's words
-        what = own or (found or {}).get("message") or "a check for this clause failed"
-        key = f"{found['name'] if found else clause}\n{what}"  # a scenario, one defect's words
+        index, what = clause_evidence(row, reproductions)
+        scenario = reproductions[index - 1]["name"] if index else clause
+        key = f"{scenario}\n{what}"  # a scenario, one defect's words
         finding = grouped.setdefault(
             key,
             {
@@ -90,7 +88,7 @@ def findings(certificate: dict[str, Any]) -> list[dict[str, Any]]:
                 "what": what,
                 "scenarios": 0,
                 "evidence": f"#clause-{clause}",
-                "reproduction": f"#reproduction-{index + 1}" if index is not None else None,
+                "reproduction": f"#reproduction-{index}" if index else None,
                 "waived": True,
             },
         )

@@ -39,15 +39,15 @@ def _classname(clause: str, row: dict) -> str:
     return f"livecert.{game}.{section}.{_family(clause)}"
 
 
-def _first_message(row: dict, reproductions: list[dict]) -> str:
-    """What the clause's own first failed check said (expected and seen); else its first
-    failing scenario's message."""
-    own = (row.get("checks") or {}).get("first_failure")
-    if own:
-        return own
+def clause_evidence(row: dict, reproductions: list[dict]) -> tuple[int | None, str]:
+    """A failed clause's evidence, for its JUnit case and its finding on page 1: the number
+    (from 1) of the reproduction of the first scenario that failed it, if any, and what was
+    expected and seen: the clause's own first failed check's words, else that scenario's."""
     failed = set(row.get("failed_scenarios") or ())
-    found = next((r for r in reproductions if r.get("name") in failed), None)
-    return (found or {}).get("message") or "a check for this clause failed"
+    index = next((i for i, r in enumerate(reproductions, 1) if r.get("name") in failed), None)
+    own = (row.get("checks") or {}).get("first_failure")
+    scenario = reproductions[index - 1].get("message") if index else None
+    return index, own or scenario or "a check for this clause failed"
 
 
 def _judgement(row: dict, reproductions: list[dict]) -> tuple[str, str, str] | None:
@@ -61,10 +61,10 @@ def _judgement(row: dict, reproductions: list[dict]) -> tuple[str, str, str] | N
         return (
             "skipped",
             said,
-            f"{said}\n{_first_message(row, reproductions) if status == 'failed' else reason}",
+            f"{said}\n{clause_evidence(row, reproductions)[1] if status == 'failed' else reason}",
         )
     if status == "failed":
-        message = _first_message(row, reproductions)
+        message = clause_evidence(row, reproductions)[1]
         scenarios = row.get("failed_scenarios") or []
         body = f"{message}\n\nfailed in {len(scenarios)} scenario(s):\n" + "\n".join(scenarios)
         return "failure", message, body
