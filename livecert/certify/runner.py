@@ -51,10 +51,12 @@ from livecert.certify.progress import RunProgress
 from livecert.certify.scope import is_contract_clause
 from livecert.certify.workers import ROUND_TRIP_OPERATION, WorkersChoice, choose_workers
 from livecert.harness.exchange_archive import FOLDER as EXCHANGES_FOLDER
+from livecert.harness.exchange_archive import read_archive
 from livecert.harness.run_record import read_run_record
 from livecert.harness.sweep import sweep_only_problem
 from livecert.report import publish
 from livecert.report.allure_report import RESULTS_ZIP
+from livecert.report.har import write_har
 from livecert.report.junit import SCENARIOS_JUNIT
 from livecert.report.publish import SCRIPTS_FOLDER, SecretInReport
 from livecert.rules.paytable import use_profile
@@ -515,11 +517,13 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     (folder / "certificate.json").write_text(
         json.dumps(certificate, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
+    if options.har:  # optional: the exchanges/ archive holds the same, gzip
+        write_har(folder, read_archive(folder))
     previous = previous_report(folder)
     try:
         published = publish(
             folder, certificate, records, previous, html=options.html, guard=guard_folder,
-            say=say, har=options.har,
+            say=say,
         )  # fmt: skip
     except SecretInReport as error:
         raise CertifyError(str(error)) from None

@@ -1,9 +1,8 @@
 """exchanges.har: every request and response of a run as an HTTP Archive (HAR 1.2), for a
 browser's network panel or any HAR viewer. Optional (`livecert certify --har`): the same
-exchanges are in exchanges/ already. Made from that archive, so masked as it is: a credential
-is shown as the variable it comes from."""
+exchanges are in exchanges/ already. Made from that archive (read by certify), so masked as it
+is: a credential is shown as the variable it comes from."""
 
-import gzip
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,15 +13,6 @@ from livecert import __version__
 
 HAR = "exchanges.har"
 ROLE_VARIABLES = {"operator": "$LIVECERT_OPERATOR_TOKEN", "dealer": "$LIVECERT_DEALER_TOKEN"}
-
-
-def _archived(folder: Path) -> list[dict]:
-    """The exchanges/ archive's lines (livecert.harness.exchange_archive writes them)."""
-    found = []
-    for path in sorted((folder / "exchanges").glob("*.jsonl.gz")):
-        with gzip.open(path, "rt", encoding="utf-8") as stream:
-            found += [json.loads(line) for line in stream if line.strip()]
-    return found
 
 
 def _headers(exchange: dict) -> list[dict[str, str]]:
@@ -82,9 +72,10 @@ def _entry(scenario: dict, exchange: dict) -> dict[str, Any]:
     }
 
 
-def har_of(folder: Path) -> dict[str, Any]:
-    """The run's exchanges as a HAR document, in the order they were sent."""
-    entries = [_entry(s, e) for s in _archived(folder) for e in s.get("exchanges") or []]
+def har_of(scenarios: list[dict]) -> dict[str, Any]:
+    """The run's exchanges (the exchanges/ archive's lines, a scenario each) as a HAR
+    document, in the order they were sent."""
+    entries = [_entry(s, e) for s in scenarios for e in s.get("exchanges") or []]
     entries.sort(key=lambda entry: entry["startedDateTime"])
     return {
         "log": {
@@ -95,7 +86,7 @@ def har_of(folder: Path) -> dict[str, Any]:
     }
 
 
-def write_har(folder: Path) -> Path:
+def write_har(folder: Path, scenarios: list[dict]) -> Path:
     path = folder / HAR
-    path.write_text(json.dumps(har_of(folder), ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(har_of(scenarios), ensure_ascii=False) + "\n", encoding="utf-8")
     return path

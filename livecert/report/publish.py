@@ -14,7 +14,6 @@ from pathlib import Path
 from livecert.report.allure_report import build_allure
 from livecert.report.certificate_page import write_certificate_page
 from livecert.report.charts import Chart, charts_for
-from livecert.report.har import write_har
 from livecert.report.junit import write_junit
 from livecert.report.manifest import entries, page_summary, write_manifest
 from livecert.report.pdf import print_pdf
@@ -86,7 +85,6 @@ def publish(
     html: bool = True,
     say=print,
     guard: Callable[[Path], list[str]] | None = None,
-    har: bool = False,
 ) -> PublishResult:
     """Write the report's pages next to certificate.json; `html=False` writes only the rules,
     junit.xml, charts and manifest (the self-test's many runs need no pages). `guard` answers
@@ -97,8 +95,6 @@ def publish(
     result.files.append(write_schema(folder))
     result.files.append(write_junit(folder, certificate))
     result.files += write_scripts(folder, certificate)
-    if har:  # optional: the exchanges/ archive holds the same, gzip
-        result.files.append(write_har(folder))
     charts = charts_for(certificate, records) if html else []
     result.files += _write_charts(folder, charts)
     if html:
