@@ -8,6 +8,8 @@ from livecert.adapters.http import HttpAdapter
 from livecert.adapters.model import (
     BetRecord,
     BetView,
+    HistoryPage,
+    HistoryRound,
     PlayerHandle,
     RecordRound,
     RoundView,
@@ -22,6 +24,8 @@ __all__ = [
     "CredentialsError",
     "Exchange",
     "ExchangeRecorder",
+    "HistoryPage",
+    "HistoryRound",
     "HttpAdapter",
     "PlayerHandle",
     "RecordRound",

@@ -132,3 +132,25 @@ class BetRecord:
 
     def round(self, round_id: str) -> RecordRound | None:
         return next((r for r in self.rounds if r.round_id == round_id), None)
+
+
+@dataclass(frozen=True)
+class HistoryRound:
+    """One finished round of a table's history as the target reports it: the outcomes the
+    fairness battery tests (REG-FAIR-01, REG-FAIR-02)."""
+
+    round_id: str
+    state: str  # as the contract names it: settled, void or cancelled
+    result: dict | None  # as in RoundView: {"dice": [...]} or {"tokens": [...]}; None if none
+    time: str | None  # ISO 8601, when the result was entered, as the target wrote it
+    shaker: str | None = None  # the dice set, shaker or bowl in use, where the target says
+    dealer: str | None = None
+    in_order: bool = False  # the dice in the order thrown, the tokens by their position
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """One page of a table's round history, oldest first, and the cursor of the next."""
+
+    rounds: tuple[HistoryRound, ...]
+    next: str | None  # None: this is the last page
