@@ -413,6 +413,10 @@ def test_each_operation_is_given_exactly_the_names_its_templates_may_use(
         for name in OPERATION_CONTEXT:
             data["operations"].setdefault(name, {"request": {"method": "GET", "path": "/x"}})
         data["declares"]["capabilities"] = ["instant-round"]
+        history = {"rounds": {"path": "rounds", "shape": "history_round"}, "next": "next"}
+        data["operations"]["round_history"]["answer"] = {"fields": history}
+        data["shapes"]["history_round"] = {"round_id": "id", "state": "state", "time": "at"}
+        data["shapes"]["history_round"]["result"] = {"as": "result", "dice": "dice"}
 
     monkeypatch.setattr(MappingAdapter, "_run", record)
     adapter = adapter_for(tmp_path, "http://127.0.0.1:9", everything)
@@ -438,6 +442,7 @@ def test_each_operation_is_given_exactly_the_names_its_templates_may_use(
     adapter.statistics("t1")
     adapter.restart_target()
     adapter.play_round(player, "t1", [("BIG", Decimal("1.00"))], (1, 2, 3))
+    adapter.round_history("t1", "c1", 10)
     # where the file lists accounts: create_player is a login of one, and a session ends
     monkeypatch.setenv("LENT_ACCOUNTS", "alice:pw")
     lent = adapter_for(

@@ -18,6 +18,8 @@ from examples.second_server.casino import Casino, Refusal, Request
 
 from .codes import engine_selection, vendor_code
 from .errors import VendorError
+from .history import PATH as HISTORY_PATH
+from .history import table_history
 from .instant import InstantTable
 
 STATUS = {
@@ -216,6 +218,9 @@ class Studio:
                     for r in chart["results"]
                 ],
             }
+        found = HISTORY_PATH.fullmatch(path)
+        if found and method == "GET":
+            return table_history(self, found.group(1), query, role)
         player_role = "player" if ticket else role
         if (method, path) == ("POST", "/api/v2/bet.php"):
             return self.bet(form, ticket, player_role, who.get("request_id"))

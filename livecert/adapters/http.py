@@ -18,11 +18,13 @@ import requests
 from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds, bounded_session
 from livecert.adapters.errors import CredentialsError, Refused, TargetError
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
+from livecert.adapters.history_call import read_round_history
 from livecert.adapters.lost_answer import DroppedAnswer
 from livecert.adapters.lost_slip import LostSlips
 from livecert.adapters.model import (
     BetRecord,
     BetView,
+    HistoryPage,
     PlayerHandle,
     RecordRound,
     RoundView,
@@ -499,3 +501,9 @@ class HttpAdapter:
             "read the statistics chart", "GET", f"/v1/tables/{table_id}/statistics", role="dealer"
         )
         return list(raw["results"])
+
+    def round_history(
+        self, table_id: str, after: str | None = None, limit: int = 1000
+    ) -> HistoryPage:
+        """A page of the table's finished rounds (optional: capability `round-history`)."""
+        return read_round_history(self._call, table_id, after, limit)

@@ -10,6 +10,8 @@ CAPABILITIES: dict[str, str] = {
     "idempotency": "a bet slip sent twice with one Idempotency-Key is applied once (REG-IDEMP-01)",
     "batch-bets": "one bet slip holds several bets, taken or refused whole (a slip with one bad "
     "bet among good ones; a slip over the balance spread over several bets)",
+    "round-history": "the table's finished rounds read a page at a time: the outcome history "
+    "the fairness battery tests (REG-FAIR-01, REG-FAIR-02)",
     "instant-round": "one request takes a slip, plays the round with the result the lab forces "
     "and settles it (the instant-round duties: REG-INPUT-01, REG-BAL-01, REG-MONEY-01, "
     "REG-ACCESS-01, REG-IDEMP-01)",

@@ -38,6 +38,8 @@ class EmbeddedServer:
     rounding: str | None = None
     without: tuple[str, ...] = ()  # capabilities the server is told not to declare
     db_path: Path | None = None  # keep the database elsewhere (to restart on it); else a temp dir
+    drawn_rounds: int = 0  # rounds of the drawn tables (drawn-sicbo, drawn-xocdia); 0: none
+    shaker_seed: int | None = None  # their shaker's seed; None: the server picks one
     port: int | None = None
     startup_timeout: float = 30.0
     operator_token: str = field(default_factory=lambda: "op-" + secrets.token_hex(8))
@@ -96,6 +98,10 @@ class EmbeddedServer:
             command += ["--rounding", self.rounding]
         for capability in self.without:
             command += ["--without-capability", capability]
+        if self.drawn_rounds:
+            command += ["--drawn-rounds", str(self.drawn_rounds)]
+        if self.shaker_seed is not None:
+            command += ["--shaker-seed", str(self.shaker_seed)]
         log = Path(self._dir.name) / "server.log"
         with log.open("wb") as sink:
             self.process = subprocess.Popen(

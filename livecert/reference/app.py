@@ -166,9 +166,16 @@ def create_app(config: Config | None = None) -> FastAPI:
         service.require(ident, "operator")
         return ok(service.create_table(ident, await json_body(request)), 201)
 
-    @app.post("/v1/tables/{table_id}/rounds")
-    async def open_round(request: Request, table_id: str) -> JSONResponse:
-        ident = who(request)
+    # one route for both methods, so that a 405 there names both in `Allow`
+    @app.api_route("/v1/tables/{table_id}/rounds", methods=["GET", "POST"])
+    async def table_rounds(request: Request, table_id: str) -> JSONResponse:
+        if request.method == "GET":  # the table's round history (capability round-history)
+            query = request.query_params
+            page = service.round_history(
+                who(request), table_id, query.getlist("after"), query.getlist("limit")
+            )
+            return ok(page)
+        ident = who(request)  # the dealer opens a round
         service.require(ident, "dealer")
         body = await json_body(request, optional=True)
         created = 200 if "open-round-answers-200" in config.faults else 201  # FAULT open-round-...

@@ -10,7 +10,15 @@ DEFAULT_OPERATOR_TOKEN = "operator-dev-token"
 DEFAULT_DEALER_TOKEN = "dealer-dev-token"
 DEFAULT_COUNTDOWN_MS = 15_000
 MAX_COUNTDOWN_MS = 600_000
-CAPABILITIES = ("idempotency", "batch-bets", "pause", "statistics", "disconnect", "reshake")
+CAPABILITIES = (
+    "idempotency",
+    "batch-bets",
+    "pause",
+    "statistics",
+    "disconnect",
+    "reshake",
+    "round-history",
+)
 NO_LIMITS = "limits"  # in `without`: the server declares (and keeps) no table limits
 # the table limits both games declare, in minor units: a cent to 50,000.00 a bet, 100,000.00 a slip
 TABLE_LIMITS = {"min_bet": 1, "max_bet": 5_000_000, "max_slip": 10_000_000}
@@ -36,3 +44,5 @@ class Config:
     default_countdown_ms: int = DEFAULT_COUNTDOWN_MS
     clock: Callable[[], int] = field(default=wall_clock_ms, compare=False)
     fault_delay_ms: int = 300  # the slow step of the idempotency-key-recorded-late fault
+    drawn_rounds: int = 0  # rounds of each game's drawn table (drawn.py), made at start-up
+    shaker_seed: int | None = None  # the drawn tables' seed; None: the system's randomness

@@ -391,6 +391,24 @@ _ENTRIES: tuple[Fault, ...] = (
         ("SB-RND-03", "REG-MONEY-01"),
         "a Sic Bo result settles the bets but credits no winnings to the balances",
     ),
+    # -- the shaker of the drawn tables (livecert/reference/shaker.py): their outcomes --------
+    Fault(
+        "loaded-die",
+        ("REG-FAIR-01",),
+        "the Sic Bo shaker's first die shows 6 with probability 0.25, each other face 0.15 (the "
+        "drawn tables and the generated histories; entered results are unchanged)",
+    ),
+    Fault(
+        "sticky-die",
+        ("REG-FAIR-02",),
+        "each Sic Bo die shows again its face of the shaker's previous roll with probability "
+        "0.10, else a fair face: the faces stay uniform, the rolls are not independent",
+    ),
+    Fault(
+        "red-biased-token",
+        ("REG-FAIR-01",),
+        "the Xoc Dia bowl's first token lands red with probability 0.6 (the other three fair)",
+    ),
     # Contract violations: the answer is right but not in the contract's shape (a harness clause).
     Fault(
         "balance-as-number",

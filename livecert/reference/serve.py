@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import secrets
 import sys
 import threading
 import time
@@ -34,6 +35,17 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _count(text: str) -> int:
+    """A whole number of rounds, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 0 or more")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,6 +107,22 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="at start-up cancel every unfinished round, each stake returned: the other way an "
         "interrupted round may end (REG-INTR-01), to test a harness",
+    )
+    parser.add_argument(
+        "--drawn-rounds",
+        metavar="N",
+        type=_count,
+        default=0,
+        help="at start-up make (or complete up to N) a table per game, drawn-sicbo and "
+        "drawn-xocdia, of N settled rounds drawn by the shaker with the seeded faults, for the "
+        "fairness battery (default 0: none)",
+    )
+    parser.add_argument(
+        "--shaker-seed",
+        metavar="S",
+        type=int,
+        default=None,
+        help="the random seed of the drawn tables' shaker (default: a random one, printed)",
     )
     parser.add_argument(
         "--log-level",
@@ -176,6 +204,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from livecert.reference.app import create_app
 
+    seed = args.shaker_seed
+    if args.drawn_rounds and seed is None:
+        seed = secrets.randbelow(1 << 32)  # printed, so the draw can be made again
     config = Config(
         db_path=args.db,
         operator_token=args.operator_token,
@@ -185,6 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         faults=faults,
         without=frozenset(args.without_capability),
         return_interrupted=args.return_interrupted_rounds,
+        drawn_rounds=args.drawn_rounds,
+        shaker_seed=seed,
     )
     app = create_app(config)
     _leave_with_parent(os.environ.get(PARENT_VARIABLE))
@@ -204,6 +237,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"livecert reference server listening on http://{args.host}:{port}", flush=True
                 )
                 print("\n".join(token_lines(args.operator_token, args.dealer_token)), flush=True)
+                if args.drawn_rounds:
+                    print(
+                        f"  drawn tables: drawn-sicbo and drawn-xocdia, {args.drawn_rounds} "
+                        f"rounds each (--shaker-seed {seed})",
+                        flush=True,
+                    )
 
     server = AnnouncingServer(
         uvicorn.Config(

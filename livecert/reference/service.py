@@ -5,7 +5,8 @@ so a refusal (an ApiError) moves no money and creates nothing.
 
 Service combines the parts, one module each: rounds (the round's life), settlement (results,
 cancels and voids), betting (slips and withdrawals), idempotency (its seeded faults), records
-(statistics and the bet record) and players; identity, info and the operator's actions are here.
+(statistics and the bet record), history (a table's finished rounds) and players; identity, info
+and the operator's actions are here. At start-up it makes the drawn tables (drawn.py) if asked.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from livecert.reference.config import (
     TABLE_LIMITS,
     Config,
 )
+from livecert.reference.drawn import fill_drawn_tables
 from livecert.reference.errors import ApiError, forbidden, unauthorized, validation
 from livecert.reference.games import GAMES, KNOWN_GAMES
+from livecert.reference.history import History
 from livecert.reference.idempotency import Idempotency
 from livecert.reference.inputs import (
     MAX_NAME,
@@ -61,7 +64,7 @@ CONTRACT_VERSION = "1.1.0"
 RESTARTED = "the server restarted"  # the reason of a round returned at start-up
 
 
-class Service(Rounds, Settlement, Betting, Idempotency, Records, Players):
+class Service(Rounds, Settlement, Betting, Idempotency, Records, History, Players):
     """The reference game server; one instance per app, sharing one Store."""
 
     def __init__(self, config: Config, store: Store) -> None:
@@ -79,6 +82,10 @@ class Service(Rounds, Settlement, Betting, Idempotency, Records, Players):
             with store.transaction():
                 for rid in store.unfinished_round_ids():
                     self._finish_refunded(rid, "cancelled", RESTARTED, self.now())
+        if config.drawn_rounds > 0:
+            fill_drawn_tables(
+                store, config.drawn_rounds, config.shaker_seed, self.faults, self.now()
+            )
 
     # -- identity ------------------------------------------------------------------------------
     def identify(self, token: str | None) -> Identity:

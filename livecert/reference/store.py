@@ -45,9 +45,13 @@ CREATE TABLE IF NOT EXISTS rounds (
     result TEXT,
     reason TEXT,
     settled_at INTEGER,
-    finished_at INTEGER
+    finished_at INTEGER,
+    shaker TEXT,
+    dealer TEXT,
+    in_order INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS rounds_by_table ON rounds (table_id, state, settled_at);
+CREATE INDEX IF NOT EXISTS rounds_in_table_order ON rounds (table_id, seq);
 CREATE TABLE IF NOT EXISTS bets (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,
@@ -96,6 +100,13 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
 
 Row = sqlite3.Row
 
+# a page of a table's round history; its plan is a search of rounds_in_table_order
+HISTORY_PAGE = (
+    "SELECT seq, id, state, game, result, settled_at, finished_at, shaker, dealer, in_order"
+    " FROM rounds WHERE table_id = ? AND seq > ? AND state IN ('settled', 'cancelled', 'void')"
+    " ORDER BY seq LIMIT ?"
+)
+
 
 def default_db_path() -> str:
     """A database file in a fresh temporary directory (nothing survives unless --db is given)."""
@@ -119,8 +130,14 @@ class Store:
     def _migrate(self) -> None:
         """Add columns a database written by an older reference lacks."""
         columns = {row["name"] for row in self._conn.execute("PRAGMA table_info(rounds)")}
-        if "finished_at" not in columns:
-            self._conn.execute("ALTER TABLE rounds ADD COLUMN finished_at INTEGER")
+        for column, kind in (
+            ("finished_at", "INTEGER"),
+            ("shaker", "TEXT"),  # who drew the result: the drawn tables' device and dealer
+            ("dealer", "TEXT"),
+            ("in_order", "INTEGER NOT NULL DEFAULT 0"),  # the dice as thrown, tokens by position
+        ):
+            if column not in columns:
+                self._conn.execute(f"ALTER TABLE rounds ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         with self._lock:
@@ -217,6 +234,31 @@ class Store:
             " ORDER BY finished_at DESC, seq DESC LIMIT ?",
             (tid, limit),
         ).fetchall()
+
+    def history_page(self, tid: str, after_seq: int, limit: int) -> list[Row]:
+        """Up to `limit` finished rounds of a table after the round numbered `after_seq`, in the
+        order they finished: a table has one unfinished round at a time, so the order they
+        were opened in (seq). Keyset paging on (table_id, seq): a page costs its own rows."""
+        return self._conn.execute(HISTORY_PAGE, (tid, after_seq, limit)).fetchall()
+
+    def drawn_rounds(self, tid: str) -> tuple[int, int | None]:
+        """How many rounds of the table a shaker drew, and when the table's last round ended."""
+        row = self._conn.execute(
+            "SELECT COUNT(shaker) AS drawn, MAX(finished_at) AS last FROM rounds"
+            " WHERE table_id = ?",
+            (tid,),
+        ).fetchone()
+        return row["drawn"], row["last"]
+
+    def insert_drawn_rounds(self, rows: list[tuple[Any, ...]]) -> None:
+        """Settled rounds with no bets. rows: (id, table_id, game, opened_at, ends_at, result,
+        settled_at, finished_at, shaker, dealer, in_order)."""
+        self._conn.executemany(
+            "INSERT INTO rounds (id, table_id, game, state, opened_at, ends_at, result,"
+            " settled_at, finished_at, shaker, dealer, in_order)"
+            " VALUES (?, ?, ?, 'settled', ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
 
     def unfinished_round_ids(self) -> list[str]:
         return [
@@ -346,6 +388,12 @@ class Store:
         self._conn.execute(
             "INSERT INTO events (round_id, type, reason, note, at) VALUES (?, ?, ?, ?, ?)",
             (rid, kind, reason, note, at),
+        )
+
+    def insert_events(self, rows: list[tuple[Any, ...]]) -> None:
+        """rows: (round_id, type, reason, note, at)."""
+        self._conn.executemany(
+            "INSERT INTO events (round_id, type, reason, note, at) VALUES (?, ?, ?, ?, ?)", rows
         )
 
     def events_of_round(self, rid: str) -> list[Row]:

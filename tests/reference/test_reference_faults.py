@@ -97,6 +97,9 @@ interrupted-round-lost REG-INTR-01
 interrupted-bet-lost REG-INTR-01
 one-slip-per-round SB-RND-02
 winnings-not-credited SB-RND-03,REG-MONEY-01
+loaded-die REG-FAIR-01
+sticky-die REG-FAIR-02
+red-biased-token REG-FAIR-01
 balance-as-number CONTRACT-02
 record-missing-balance-after CONTRACT-02
 round-state-in-capitals CONTRACT-02
@@ -107,7 +110,7 @@ open-round-answers-200 CONTRACT-01
 
 def test_catalogue_is_exact() -> None:
     assert "\n".join(faults.listing()) + "\n" == EXPECTED_CATALOGUE
-    assert len(faults.FAULTS) == 87
+    assert len(faults.FAULTS) == 90
     assert all(f.description for f in faults.FAULTS.values())
 
 

@@ -28,6 +28,7 @@ from livecert.adapters.mapping.document import (
     MappingError,
     MappingFile,
 )
+from livecert.adapters.mapping.history import RoundHistory
 from livecert.adapters.mapping.instant_play import (
     InstantRounds,
     plain_stake,
@@ -56,7 +57,7 @@ DEALER_ACTIONS = {
 }
 
 
-class MappingAdapter(InstantRounds, LentAccounts):
+class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
     """A TargetAdapter for any HTTP API a mapping file describes."""
 
     def __init__(

@@ -15,6 +15,8 @@ import fastjsonschema
 import yaml
 
 from livecert.adapters.mapping.accounts import Account, AccountsError, parse_accounts
+from livecert.adapters.mapping.history import ABSENT as HISTORY_ABSENT
+from livecert.adapters.mapping.history import history_problems
 from livecert.adapters.mapping.jsonpath import PathError, parse
 from livecert.adapters.mapping.names import ACCOUNT_LOGIN, OPERATION_CONTEXT, TemplateNames
 from livecert.adapters.mapping.schema import MAPPING_SCHEMA
@@ -40,6 +42,7 @@ ABSENCE_MEANS: dict[str, str] = {
     "expired session can be tried",
     "restart_target": "the target cannot be restarted mid-round through the mapping (it has "
     "no restart_target): interrupted games (REG-INTR-01) need --restart-hook instead",
+    "round_history": HISTORY_ABSENT,
 }
 # what each capability needs the mapping to be able to do
 CAPABILITY_OPERATIONS = {
@@ -48,6 +51,7 @@ CAPABILITY_OPERATIONS = {
     "disconnect": ("connect", "disconnect"),
     "reshake": ("record_reshake", "record_event"),
     "instant-round": ("play_round",),
+    "round-history": ("round_history",),
 }
 # a slip sent twice with one key (REG-IDEMP-01): on a live round, an instant one, or both; each
 # of them mapped must carry the key
@@ -322,6 +326,7 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
             "declares.capabilities: 'batch-bets' needs operations.place_bets or "
             "operations.play_round (a slip of several bets in one request), and both are missing"
         )
+    problems += history_problems(data)
     accounts_spec = data.get("accounts")
     shapes = data.get("shapes", {})
     tables = data.get("values", {})

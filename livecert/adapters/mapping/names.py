@@ -45,6 +45,8 @@ OPERATION_CONTEXT: dict[str, set[str]] = {
     "bet_record": {"player", "round_id"},
     "statistics": {"table_id", "game"},
     "restart_target": set(),
+    # a table's history of finished rounds, a page at a time (the fairness battery)
+    "round_history": {"table_id", "game", "after", "limit"},
     "play_round": {
         "player",
         "table_id",
@@ -84,6 +86,8 @@ SINGLE: dict[str, Holds] = {
     "event": Holds("the dealer's event"),
     "bet_id": Holds("the bet's id"),
     "idempotency_key": Holds("the request's idempotency key"),
+    "after": Holds("the cursor of the page to read (absent for the first page)"),
+    "limit": Holds("the most rounds a page may hold (an integer)"),
     "dice": Holds("the dice", items=Holds("a die")),
     "tokens": Holds("the tokens, in the mapping's symbols", items=Holds("a token")),
     "outcome": Holds("the result, ours", items=Holds("a die or a token")),

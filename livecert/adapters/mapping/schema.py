@@ -182,6 +182,7 @@ OPERATION_NAMES = [
     "play_round",
     "end_session",
     "restart_target",
+    "round_history",
 ]
 MAPPING_SCHEMA: dict[str, Any] = {
     "$schema": "http://json-schema.org/draft-07/schema#",
@@ -234,6 +235,7 @@ MAPPING_SCHEMA: dict[str, Any] = {
                             "idempotency",
                             "batch-bets",
                             "instant-round",
+                            "round-history",
                         ]
                     },
                 },
