@@ -29,10 +29,12 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.contract",
     ),
     "livecert.report": ("livecert.report", "livecert.rules", "livecert.contract", TEXT),
+    "livecert.fairness": ("livecert.fairness",),  # numpy and scipy: the battery, no I/O of runs
     "livecert.certify": (
         TEXT,
         "livecert.certify",
         "livecert.report",
+        "livecert.fairness",
         "livecert.harness",
         "livecert.adapters",
         "livecert.rules",
@@ -55,6 +57,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "livecert.cli",
         "livecert.settings",
         "livecert.certify",
+        "livecert.fairness",  # `livecert outcomes` prints the analysis
         "livecert.load",  # `livecert load`, imported when that command runs (Locust's gevent)
         "livecert.rules",
         "livecert.contract",

@@ -3,7 +3,7 @@
 from samples import broke, held, scenario
 
 from livecert.certify.certificate import build_certificate
-from livecert.certify.scope import IN_SCOPE
+from livecert.certify.scope import IN_SCOPE, OUTCOME_DUTIES
 
 TARGET = {
     "type": "target",
@@ -135,7 +135,9 @@ def test_failed_beats_incomplete() -> None:
 def test_a_preflight_target_error_leaves_every_clause_not_tested() -> None:
     cert = certify([{"type": "target_error", "message": "target error: cannot connect"}])
     assert cert["verdict"] == "incomplete"
-    assert {r["status"] for r in cert["clauses"].values()} == {"not-tested"}
+    fairness = {"REG-FAIR-01", "REG-FAIR-02"}  # not applicable without a history, whatever ran
+    assert {r["status"] for c, r in cert["clauses"].items() if c not in fairness} == {"not-tested"}
+    assert {cert["clauses"][c]["status"] for c in fairness} == {"not-applicable"}
 
 
 def test_sweep_and_rtp_sections() -> None:
@@ -242,7 +244,8 @@ def test_a_partial_run_never_says_compliant_alone_nor_passes_what_was_not_select
     assert cert["verdict"] == "compliant"
     assert cert["verdict_statement"] == ("compliant on the 3 selected clauses; not a certification")
     assert cert["scope"]["partial"] is True
-    assert len(cert["scope"]["clauses_not_selected"]) == len(IN_SCOPE["sicbo"]) - 3 + 3  # +CONTRACT
+    not_selected = len(IN_SCOPE["sicbo"]) - 3 + 3 + len(OUTCOME_DUTIES)  # + CONTRACT, REG-FAIR
+    assert len(cert["scope"]["clauses_not_selected"]) == not_selected
     for clause in cert["scope"]["clauses_not_selected"]:
         row = cert["clauses"][clause]
         assert row["status"] == "not-tested", clause  # all_passing held a check for each
@@ -291,15 +294,16 @@ def test_the_contract_clauses_are_in_scope_and_proven_by_every_scenario() -> Non
     assert row["scenarios"] == len(IN_SCOPE["sicbo"])
 
 
-def test_the_catalogue_clauses_this_version_does_not_test_say_which_work_will() -> None:
+def test_without_a_history_the_fairness_duties_are_not_applicable_and_say_so() -> None:
     cert = certify(all_passing())
-    for clause, issue in (("REG-FAIR-01", "18"), ("REG-FAIR-02", "18")):
+    for clause in OUTCOME_DUTIES:
         row = cert["clauses"][clause]
-        assert (row["status"], row["in_scope"]) == ("not-tested", False), clause
-        assert row["reason"].startswith("outside this version's scope"), row["reason"]
-        assert f"(issue {issue})" in row["reason"]
-        assert clause in cert["scope"]["clauses_outside_scope"]
+        assert (row["status"], row["in_scope"]) == ("not-applicable", True), clause
+        assert row["reason"].startswith("not applicable: no outcome history given"), row["reason"]
+        assert row["checks"]["ran"] == 0
     assert cert["verdict"] == "compliant"
+    assert cert["limitations"][0].startswith("Randomness is not assessed: no outcome history")
+    assert cert["outcome_analysis"] == []
     # declared table limits are in scope since the instant-round issue (13)
     assert cert["clauses"]["REG-LIMIT-01"]["in_scope"]
 
@@ -373,7 +377,8 @@ def test_limits_no_game_declares_are_not_applicable_and_leave_the_verdict_whole(
     assert row["status"] == "not-applicable"
     assert row["reason"].startswith("not applicable: the target declares no table limits")
     assert cert["verdict"] == "compliant"
-    assert any("1 not applicable" in r for r in cert["verdict_reasons"])
+    assert any("not applicable: " in r and "REG-LIMIT-01: not applicable" in r
+               for r in cert["verdict_reasons"])  # fmt: skip
 
 
 def test_declared_limits_never_proven_leave_the_verdict_incomplete() -> None:

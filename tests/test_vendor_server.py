@@ -46,10 +46,13 @@ def test_the_vendor_server_passes_all_but_interrupted_games(tmp_path: Path) -> N
     # the vendor declares no table limits: that duty is not applicable, everything else passed
     limits = certificate["clauses"]["REG-LIMIT-01"]
     assert limits["status"] == "not-applicable" and "no table limits" in limits["reason"]
+    for clause in ("REG-FAIR-01", "REG-FAIR-02"):  # no outcome history was given
+        fair = certificate["clauses"][clause]
+        assert fair["status"] == "not-applicable" and "no outcome history" in fair["reason"]
     assert all(
         certificate["clauses"][c]["status"] == "passed"
         for c in in_scope
-        if c not in ("REG-LIMIT-01", "REG-INTR-01")
+        if c not in ("REG-LIMIT-01", "REG-INTR-01", "REG-FAIR-01", "REG-FAIR-02")
     )
     assert certificate["sweep"]["sicbo"]["settlements_checked"] == 216 * 110
     assert certificate["sweep"]["xocdia"]["settlements_checked"] == 16 * 10

@@ -17,6 +17,7 @@ from livecert.certify.clause_status import (
     clause_statuses,
     mark_not_applicable,
 )
+from livecert.certify.outcome_duties import judge_outcome_duties, limitation
 from livecert.certify.run_sections import latency, reproductions, rtp, sweep
 from livecert.certify.scope import (
     clauses_in_scope,
@@ -28,9 +29,6 @@ from livecert.rules.catalogue import catalogue_sha256, document_findings
 
 DOCUMENTS_PROFILE = {"name": "documents", "title": "the rules documents (RULES.md)"}
 LIMITATIONS = (
-    "Randomness is not assessed: the harness enters every result itself, so the physical "
-    "fairness of the dice, tokens, shaker and bowl, and any random number generator, need an "
-    "evaluation of their own.",
     "Only the certification API is exercised: the video stream, the player's screen and the "
     "dealer's console are outside this run.",
     "RTP is computed exactly from the settlements of one bet per selection on every possible "
@@ -145,6 +143,8 @@ def build_certificate(
         scenarios, in_scope, sections_for(games), unselected, contract_reason
     )
     mark_not_applicable(statuses, target, games)
+    analyses = [r["analysis"] for r in records if r["type"] == "outcome_analysis"]
+    judge_outcome_duties(statuses, analyses, games)
     waived = apply_waivers(statuses, waivers)
     judged_failed = [c for c, row in statuses.items() if row["status"] == "failed"]
     failed = [c for c in judged_failed if c not in waived]
@@ -176,7 +176,7 @@ def build_certificate(
         reasons.append(passed + (" (a partial run, not a certification)" if partial else ""))
         if moot:
             reasons.append(
-                f"{len(moot)} not applicable (about declarations the target does not make): "
+                f"{len(moot)} not applicable: "
                 + "; ".join(f"{c}: {statuses[c]['reason']}" for c in moot)
             )
     if waived:
@@ -269,7 +269,8 @@ def build_certificate(
             {"document": f.document, "finding": f.finding, "catalogue_line": f.line}
             for f in document_findings()
         ],
-        "limitations": list(LIMITATIONS),
+        "limitations": [limitation(analyses), *LIMITATIONS],
+        "outcome_analysis": analyses,
         "rules": {
             "catalogue": {"name": "RULES.md", "sha256": catalogue_sha256()},
             "documents": [

@@ -47,9 +47,16 @@ from livecert.adapters.secrets import (
 from livecert.certify.certificate import build_certificate
 from livecert.certify.compare import CompareError, read_certificate, retest_section
 from livecert.certify.lab import lab_section
+from livecert.certify.outcomes import (
+    OUTCOMES_FOLDER,
+    harness_round_ids,
+    histories_given,
+    outcome_records,
+)
 from livecert.certify.progress import RunProgress
-from livecert.certify.scope import is_contract_clause
+from livecert.certify.scope import OUTCOME_DUTIES, is_contract_clause
 from livecert.certify.workers import ROUND_TRIP_OPERATION, WorkersChoice, choose_workers
+from livecert.fairness import HistoryError
 from livecert.harness.exchange_archive import FOLDER as EXCHANGES_FOLDER
 from livecert.harness.exchange_archive import read_archive
 from livecert.harness.run_record import read_run_record
@@ -112,6 +119,9 @@ class CertifyOptions:
     progress: bool = False  # bars on a terminal (rich); pytest's own lines then go to a file
     har: bool = False  # also write exchanges.har (--har)
     retests: Path | None = None  # the report folder this run retests (--retests)
+    histories: list[Path] = field(default_factory=list)  # outcome histories (--history)
+    history_tables: list[str] = field(default_factory=list)  # --history-from-target TABLE
+    detect: float | None = None  # the bias the power statement sizes a history for (--detect)
 
     @property
     def rule_clauses(self) -> list[str]:
@@ -397,6 +407,20 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
             retested = read_certificate(options.retests)
         except CompareError as error:
             raise CertifyError(f"--retests: {error}") from None
+    try:  # read before the run: a bad row is a usage error naming its line
+        histories = histories_given(options.histories)
+    except HistoryError as error:
+        raise CertifyError(f"--history: {error}") from None
+    if set(options.clauses) & set(OUTCOME_DUTIES) and not (histories or options.history_tables):
+        raise CertifyError(
+            f"--clauses {', '.join(sorted(set(options.clauses) & set(OUTCOME_DUTIES)))} are "
+            "judged from an outcome history: give --history FILE or --history-from-target TABLE"
+        )
+    if options.history_tables and options.target_url is None and is_canonical(options.adapter):
+        raise CertifyError(
+            "--history-from-target reads a running target's table: give --target-url (the "
+            "embedded reference lives only inside the run), or --history FILE"
+        )
     root = suite_root()
     base = options.report_dir
     folder = new_report_dir(Path("reports")) if base is None else base
@@ -442,8 +466,9 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         live = RunProgress(folder / "run-record.jsonl")
         live.start()
     started, started_at = time.monotonic(), _now()
-    try:
-        returncode = _run_suite(command, env, options.output)
+    try:  # no scenario proves the outcome duties: a run of only those runs none
+        only_outcomes = bool(options.clauses) and set(options.clauses) <= set(OUTCOME_DUTIES)
+        returncode = 0 if only_outcomes else _run_suite(command, env, options.output)
     finally:
         if live is not None:
             live.stop()
@@ -505,6 +530,10 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
             "certificate": "certificate.json",
         },
     }
+    records += outcome_records(
+        histories, options.history_tables, options.adapter, adapter_options,
+        folder / OUTCOMES_FOLDER, options.detect, harness_round_ids(folder),
+    )  # fmt: skip
     use_profile(load_profile(options.rules))  # the certificate's RTP tables follow the profile
     certificate = build_certificate(
         records, options.games, run, options.clauses, options.sweep_only,

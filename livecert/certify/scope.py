@@ -38,28 +38,29 @@ SHARED_SECTIONS = ("C", "F")
 GAMES = tuple(IN_SCOPE)
 OUT_OF_SCOPE_REASON = "not covered by this harness version (no scenario proves it yet)"
 # Clauses of the catalogue this version does not test yet, with the work that will test them.
-NOT_YET_COVERED = {
-    "REG-FAIR-01": (
-        "outside this version's scope: the fairness battery over a table's outcome history "
-        "(chi-square at 99%) is tested from the issue on fair dice and tokens (issue 18)"
-    ),
-    "REG-FAIR-02": (
-        "outside this version's scope: the independence tests over a table's outcome history "
-        "(runs, serial correlation at 99%) are tested from the issue on fair dice and tokens "
-        "(issue 18)"
-    ),
-}
+NOT_YET_COVERED: dict[str, str] = {}
+# The duties judged from a table's outcome history (livecert/fairness), not from scenarios: in
+# scope for every game, and not applicable where no history was given (--history).
+OUTCOME_DUTIES = ("REG-FAIR-01", "REG-FAIR-02")
+NO_HISTORY_REASON = (
+    "not applicable: no outcome history given (--history FILE or --history-from-target TABLE): "
+    "randomness was not assessed"
+)
 NOT_CERTIFIABLE = {
     "DOC-LANG-01": "about the documents themselves, not the implementation",
 }
 
 
-def clauses_in_scope(games: tuple[str, ...], contract: bool = True) -> list[str]:
+def clauses_in_scope(
+    games: tuple[str, ...], contract: bool = True, outcomes: bool = True
+) -> list[str]:
     """The game's rule clauses (those needing the lab's restart hook too: a run without one
-    leaves them not tested, `incomplete`), then the contract clauses every scenario's exchanges
-    prove (only when the run spoke the contract: the canonical adapter)."""
+    leaves them not tested, `incomplete`), the duties of the outcome history (`outcomes`; no
+    scenario proves them), then the contract clauses every scenario's exchanges prove (only
+    when the run spoke the contract: the canonical adapter)."""
     rules = (c for g in games for c in IN_SCOPE[g])
-    return list(dict.fromkeys([*rules, *(CONTRACT_CLAUSES if contract else ())]))
+    fair = OUTCOME_DUTIES if outcomes else ()
+    return list(dict.fromkeys([*rules, *fair, *(CONTRACT_CLAUSES if contract else ())]))
 
 
 def is_contract_clause(clause: str) -> bool:

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from livecert.certify.runner import CertifyError, CertifyOptions, certify
+from livecert.certify.scope import OUTCOME_DUTIES
 from livecert.harness.sweep import sweep_clauses
 from livecert.rules import load_paytable
 
@@ -142,12 +143,46 @@ def sweep_only_for(clauses: list[str]) -> list[str]:
     return named
 
 
+HISTORY_ROUNDS = 10_000  # GLI-19's least: the duties pass on no fewer
+HISTORY_SEED = 18  # a fixed seed: the clean run's fair histories are the same every time
+
+
+def outcome_histories(fault: str | None, folder: Path) -> list[Path]:
+    """A history per game drawn by the reference's shaker (its generator, a subprocess: the
+    harness never imports the reference), loaded with `fault` in the game whose shaker it
+    loads and fair in the other (the generator refuses it there)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for game in ("sicbo", "xocdia"):
+        path = folder / f"history-{game}.csv"
+        command = [sys.executable, "-m", "livecert.reference.shaker", "--game", game]
+        command += ["--rounds", str(HISTORY_ROUNDS), "--seed", str(HISTORY_SEED)]
+        command += ["--out", str(path)]
+        done = None
+        if fault is not None:
+            done = subprocess.run([*command, "--fault", fault], capture_output=True, text=True)
+        if done is None or done.returncode != 0:
+            if done is not None and "shaker, not the" not in done.stderr:
+                raise RuntimeError(f"the history generator failed: {done.stderr.strip()}")
+            fair = subprocess.run(command, capture_output=True, text=True)
+            if fair.returncode != 0:
+                raise RuntimeError(f"the history generator failed: {fair.stderr.strip()}")
+        written.append(path)
+    return written
+
+
 def _certify_run(fault: str, expected: list[str], folder: Path, full: bool) -> FaultRun:
     """Certify the reference with `fault` (in this process: only pytest and the reference run
     apart, which spares each run starting the livecert command)."""
-    game = "all" if fault == CLEAN else game_for(expected)
+    of_outcomes = fault == CLEAN or bool(set(expected) & set(OUTCOME_DUTIES))
+    game = "all" if fault == CLEAN or of_outcomes else game_for(expected)
     options = CertifyOptions(game=game, report_dir=folder, quiet=True, html=False)
     options.output = folder.parent / f"{folder.name}.output.txt"  # beside, not in, the report
+    if of_outcomes:  # the clean run's fair histories, a shaker fault's loaded one
+        shaker_fault = None if fault == CLEAN else fault
+        options.histories = outcome_histories(
+            shaker_fault, folder.parent / f"{folder.name}.histories"
+        )
     if fault != CLEAN:
         if not full:
             options.clauses = tuple(expected)

@@ -54,6 +54,7 @@ def _main(argv: list[str] | None = None) -> int:
         "verify": commands.run_verify,
         "config": commands.run_config,
         "load": commands.run_load,
+        "outcomes": commands.run_outcomes,
     }.get(args.command)
     if run is None:
         parser.print_help()

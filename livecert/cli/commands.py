@@ -162,6 +162,9 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
         pytest_args=args.pytest_args,
         lab=lab,
         retests=args.retests,
+        histories=args.history,
+        history_tables=args.history_tables,
+        detect=args.detect,
     )
     if args.max_answer_size is not None:
         options.max_answer_bytes = args.max_answer_size
@@ -445,3 +448,53 @@ def run_load(args: argparse.Namespace, argv: list[str]) -> int:
 
     print(terminal_lines(summary(report, args.report_dir)))
     return status
+
+
+def run_outcomes(args: argparse.Namespace, argv: list[str]) -> int:
+    from livecert.certify.outcomes import (
+        AdapterOptions,
+        harness_round_ids,
+        histories_given,
+        outcome_records,
+    )
+    from livecert.certify.runner import Bounds
+    from livecert.fairness import HistoryError, as_text
+
+    _warn_of_secret_flags("outcomes", argv)
+    try:
+        _settings(args, DOCTOR_SETTINGS, DOCTOR_DEFAULTS)
+    except SettingsError as error:
+        return _usage("outcomes", str(error))
+    if bool(args.history) == bool(args.history_tables):
+        return _usage("outcomes", "give --history FILE or --from-target TABLE (one of them)")
+    if args.history_tables and not args.target_url and _uses_contract(args):
+        return _usage("outcomes", "--from-target needs --target-url (and the tokens)")
+    try:
+        histories = histories_given(args.history)
+        excluded = set().union(*(harness_round_ids(d) for d in args.exclude_run))
+    except (HistoryError, OSError) as error:
+        return _usage("outcomes", str(error))
+    timeouts = (min(5.0, args.timeout), args.timeout)
+    options = AdapterOptions(
+        args.target_url, args.operator_token, args.dealer_token, timeouts,
+        Bounds.for_run(args.request_deadline),
+    )  # fmt: skip
+    try:
+        records = outcome_records(
+            histories, args.history_tables, args.adapter, options, args.report_dir,
+            args.detect, excluded,
+        )  # fmt: skip
+    except Exception as error:  # an adapter that cannot be built: say it, as doctor does
+        return _usage("outcomes", str(error))
+    problems = [r["message"] for r in records if r["type"] != "outcome_analysis"]
+    for problem in problems:
+        print(f"livecert outcomes: {problem}", file=sys.stderr)
+    analyses = [r["analysis"] for r in records if r["type"] == "outcome_analysis"]
+    for analysis in analyses:
+        print(as_text(analysis))
+    if analyses:
+        print(f"written: {args.report_dir}/")
+    if problems and not analyses:
+        return USAGE_ERROR
+    statuses = {v["status"] for a in analyses for v in a["duties"].values()}
+    return 1 if "failed" in statuses else 2 if "not-tested" in statuses or problems else 0

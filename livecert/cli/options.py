@@ -300,6 +300,7 @@ def certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "top level) instead of the config file's [lab]: lab, report number, client, tester, "
         "reviewer, jurisdictions, standards, build, waivers and deviations",
     )
+    _history_options(parser)
     parser.add_argument(
         "--retests",
         type=Path,
@@ -315,6 +316,80 @@ def certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="extra pytest arguments after `--`, e.g. -- -k Small",
     )
     return parser
+
+
+def _detect(text: str) -> float:
+    value = _above_zero(text)
+    if value >= 0.5:
+        raise argparse.ArgumentTypeError(f"{text} is not a bias under 0.5 (e.g. 0.01)")
+    return value
+
+
+def _history_options(parser: argparse.ArgumentParser, certify: bool = True) -> None:
+    """The outcome history (REG-FAIR-01/02) of certify, and of `livecert outcomes`."""
+    what = "the fairness battery (REG-FAIR-01/02) also runs on" if certify else "analyse"
+    parser.add_argument(
+        "--history",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help=f"{what} a table's outcome history: CSV (header round_id,time,result[,in_order,"
+        "shaker,dealer,status]) or JSON lines; every row checked, a bad one named by its line"
+        + ("; repeatable, one per game" if certify else ""),
+    )
+    parser.add_argument(
+        "--history-from-target" if certify else "--from-target",
+        dest="history_tables",
+        action="append",
+        default=[],
+        metavar="TABLE",
+        help="read the outcome history of this table from the target (its round-history "
+        "operation, page by page); repeatable",
+    )
+    parser.add_argument(
+        "--detect",
+        type=_argument(_detect),
+        default=None,
+        metavar="BIAS",
+        help="also say how many rounds find this bias with 90%% power (a die showing 6 with "
+        "probability 1/6 + BIAS, a token red with 1/2 + BIAS), e.g. 0.01",
+    )
+
+
+def outcomes_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    outcomes = sub.add_parser(
+        "outcomes",
+        help="the fairness battery over a table's outcome history (REG-FAIR-01/02)",
+        description="Are the dice and tokens fair? Read a table's history of outcomes (a file, "
+        "or the target's round history) and run the lab battery at the 99%% level with Holm's "
+        "correction: chi-square of faces, totals, triples and red counts (REG-FAIR-01); "
+        "independence within a roll, runs and serial correlation (REG-FAIR-02); and the "
+        "smallest bias the history could find. Writes outcome-analysis-GAME.json and .txt. "
+        "Exit status: 0 both duties passed, 1 a duty failed, 2 a duty not tested (too few "
+        "rounds), 3 a usage error or an unreadable history.",
+    )
+    _config_option(outcomes)
+    _target_options(outcomes, DOCTOR_DEFAULTS["timeout"])
+    _history_options(outcomes, certify=False)
+    outcomes.add_argument(
+        "--exclude-run",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="a report folder of a certify run on this table: the rounds it played are left "
+        "out (the harness chose their results); repeatable",
+    )
+    outcomes.add_argument(
+        "--report-dir",
+        type=Path,
+        default=Path("outcome-analysis"),
+        metavar="DIR",
+        help="where the analysis is written (default ./outcome-analysis)",
+    )
+    _adapter_and_rules(outcomes, "unused by the battery (the dice are fair or not by any rules)")
+    return outcomes
 
 
 def doctor_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -610,4 +685,5 @@ def build_parser() -> argparse.ArgumentParser:
     verify_parser(sub)
     config_parser(sub)
     load_parser(sub)
+    outcomes_parser(sub)
     return parser

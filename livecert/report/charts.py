@@ -248,4 +248,9 @@ def charts_for(certificate: dict, records: list[dict]) -> list[Chart]:
         ):
             if chart is not None:
                 charts.append(chart)
+    from livecert.report.outcome_charts import outcome_chart  # it draws with this module's parts
+
+    for analysis in certificate.get("outcome_analysis") or []:
+        if (chart := outcome_chart(analysis)) is not None:
+            charts.append(chart)
     return charts

@@ -1,0 +1,187 @@
+"""`livecert outcomes` and certify's `--history`: a table's outcome history read (a lab's file, or
+the target's round history page by page), the harness's own rounds left out, the battery run,
+and the analysis written beside the report.
+
+The rounds the harness played are found by their ids in the run's exchanges (every string an
+answer or a request named, and every segment of a path): whatever adapter spoke to the target,
+a round it entered a result for is named there.
+"""
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from livecert.adapters import HistoryRound, TargetError
+from livecert.adapters.errors import MappingAnswerError, Refused, Unsupported
+from livecert.adapters.registry import AdapterOptions, build_adapter
+from livecert.contract import ContractViolation
+from livecert.fairness import HistoryError, analyse, as_text, build_history, read_history_file
+from livecert.fairness.history import Row, checked_rows, game_of
+from livecert.harness.exchange_archive import read_archive
+
+HISTORY_CAPABILITY = "round-history"
+PAGE_SIZE = 1000
+MAX_PAGES = 10_000  # 10 million rounds at most: a cursor that never ends is the target's fault
+OUTCOMES_FOLDER = "outcomes"  # in a certify report
+ANALYSIS_JSON = "outcome-analysis-{game}.json"
+ANALYSIS_TEXT = "outcome-analysis-{game}.txt"
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def harness_round_ids(folder: Path) -> set[str]:
+    """Every string the run's exchanges named (bodies' values, paths' segments): the ids of the
+    rounds the harness opened, bet on, settled or forced are among them."""
+    named: set[str] = set()
+    for scenario in read_archive(folder):
+        for exchange in scenario.get("exchanges", []):
+            named.update(s for s in urlsplit(exchange.get("url") or "").path.split("/") if s)
+            for body in (exchange.get("request_body"), exchange.get("response_body")):
+                if not body:
+                    continue
+                try:
+                    named.update(_strings(json.loads(body)))
+                except ValueError:
+                    continue
+    return named
+
+
+def _history_row(entry: HistoryRound) -> dict[str, Any]:
+    return {
+        "round_id": entry.round_id,
+        "time": entry.time,
+        "result": entry.result,
+        "in_order": entry.in_order,
+        "shaker": entry.shaker,
+        "dealer": entry.dealer,
+        "status": entry.state,
+    }
+
+
+def rows_from_target(adapter: Any, table_id: str, game: str | None) -> list[Row]:
+    """Every finished round of `table_id`, read page by page (never a request per round), and
+    checked as a file's rows are: a bad one is an error naming its place in the history."""
+    if not hasattr(adapter, "round_history"):
+        raise HistoryError(
+            "this adapter cannot read a table's round history (the contract's optional "
+            f"{HISTORY_CAPABILITY!r} operation, or a mapping's round_history)"
+        )
+    where = f"the round history of table {table_id}"
+
+    def pages() -> Iterator[tuple[int, dict]]:
+        after, number = None, 0
+        for _ in range(MAX_PAGES):
+            page = adapter.round_history(table_id, after=after, limit=PAGE_SIZE)
+            for entry in page.rounds:
+                number += 1
+                yield number, _history_row(entry)
+            if page.next is None or not page.rounds:
+                return
+            if page.next == after:
+                raise HistoryError(f"{where}: the next page's cursor {after!r} came back again")
+            after = page.next
+        raise HistoryError(f"{where}: more than {MAX_PAGES} pages; the cursor never ended")
+
+    return checked_rows(pages(), game, where)
+
+
+def analysis_of(
+    rows: list[Row],
+    source: str,
+    game: str | None = None,
+    harness_rounds: set[str] | frozenset[str] = frozenset(),
+    detect: float | None = None,
+) -> dict[str, Any]:
+    """The battery over the rows (the game read from the first row's result if not given)."""
+    game = game or game_of(rows)
+    return analyse(build_history(rows, game, source, harness_rounds), detect)
+
+
+def read_file(path: Path, game: str | None = None) -> list[Row]:
+    return read_history_file(path, game)
+
+
+def write_analysis(folder: Path, analysis: dict[str, Any]) -> list[Path]:
+    """The analysis as JSON and as text, named by game, in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    data = folder / ANALYSIS_JSON.format(game=analysis["game"])
+    text = folder / ANALYSIS_TEXT.format(game=analysis["game"])
+    data.write_text(json.dumps(analysis, indent=2) + "\n", encoding="utf-8")
+    text.write_text(as_text(analysis), encoding="utf-8")
+    return [data, text]
+
+
+def histories_given(paths: list[Path]) -> list[tuple[str, list[Row]]]:
+    """The history files certify was given, each read and checked before the run (a bad row is
+    a usage error naming its line: nothing is run on a history that cannot be read)."""
+    read = [(str(path), read_history_file(path)) for path in paths]
+    games = [game_of(rows) for _, rows in read]
+    repeated = {g for g in games if games.count(g) > 1}
+    if repeated:
+        raise HistoryError(f"more than one history of {', '.join(sorted(repeated))} given")
+    return read
+
+
+def history_records(
+    histories: list[tuple[str, list[Row]]],
+    out: Path,
+    detect: float | None,
+    tables: list[str] = (),  # type: ignore[assignment]
+    adapter: Any = None,
+    harness_rounds: set[str] | frozenset[str] = frozenset(),
+) -> list[dict[str, Any]]:
+    """The run record's lines for the histories: an analysis each (written beside the report
+    too), the harness's own rounds of this run left out; a history the target could not give
+    is a target error (the verdict is incomplete), a mapping's mistake a harness error."""
+    records: list[dict[str, Any]] = []
+    given = list(histories)
+    for table in tables:
+        try:
+            rows = rows_from_target(adapter, table, None)
+            given.append((f"the round history of table {table}", rows))
+        except HistoryError as error:
+            records.append({"type": "target_error", "message": str(error)})
+        except (TargetError, ContractViolation, Refused, Unsupported) as error:
+            records.append(
+                {"type": "target_error", "message": f"reading table {table}'s history: {error}"}
+            )
+        except MappingAnswerError as error:
+            records.append({"type": "harness_error", "message": str(error)})
+    for source, rows in given:
+        analysis = analysis_of(rows, source, None, harness_rounds, detect)
+        write_analysis(out, analysis)
+        records.append({"type": "outcome_analysis", "analysis": analysis})
+    return records
+
+
+def outcome_records(
+    histories: list[tuple[str, list[Row]]],
+    tables: list[str],
+    adapter_choice: str | None,
+    adapter_options: AdapterOptions,
+    out: Path,
+    detect: float | None,
+    harness_rounds: set[str] | frozenset[str],
+) -> list[dict[str, Any]]:
+    """The analyses of the files and of the tables read from the target (through the adapter
+    the run uses: the canonical one, a mapping, a plugin)."""
+    if not histories and not tables:
+        return []
+    adapter = build_adapter(adapter_choice, adapter_options)[0] if tables else None
+    try:
+        return history_records(histories, out, detect, tables, adapter, harness_rounds)
+    finally:
+        if adapter is not None:
+            adapter.close()

@@ -1,0 +1,101 @@
+"""What the battery could have found: the smallest bias it detects with 90% power, and the
+rounds a lab needs to detect a bias it names.
+
+The model is the one a lab asks about: one die showing one face (a 6) with probability 1/6 + d,
+its other faces sharing the rest; one token landing red with probability 1/2 + d. The test is
+the battery's that sees it best (the die's or the token's own position where the history gives
+the order; otherwise all faces pooled, or the red count), at the level Holm's method gives the
+first of the family's tests (0.01 / tests): a bound below what Holm achieves, never above.
+Power is the noncentral chi-square's: noncentrality n * sum((p - p0)^2 / p0).
+"""
+
+from dataclasses import dataclass
+from math import sqrt
+
+import numpy as np
+from scipy import optimize, stats
+
+from livecert.fairness.battery import LEVEL, RED_P
+
+POWER = 0.9
+THREE_DICE_RED = np.array([1, 3, 3, 1]) / 8  # three fair tokens' red count 0..3
+
+
+def _red_count_shift() -> float:
+    """sum((dP/dd)^2 / p0) for the red count when one token is red with probability 1/2 + d."""
+    below = np.concatenate([THREE_DICE_RED, [0.0]])  # the token white
+    above = np.concatenate([[0.0], THREE_DICE_RED])  # the token red
+    slope = above - below
+    return float(np.sum(slope**2 / RED_P))
+
+
+# per unit of d^2, per observation counted by the test
+SHIFT = {
+    ("sicbo", True): 6 * (1 + 1 / 5),  # one die's faces: d on a face, -d/5 on the others
+    ("sicbo", False): 6 * (1 + 1 / 5) / 9,  # all faces pooled: a third of the faces move d
+    ("xocdia", True): 4.0,  # one token: red d, white -d
+    ("xocdia", False): _red_count_shift(),
+}
+DF = {("sicbo", True): 5, ("sicbo", False): 5, ("xocdia", True): 1, ("xocdia", False): 4}
+COUNTED = {("sicbo", True): 1, ("sicbo", False): 3, ("xocdia", True): 1, ("xocdia", False): 1}
+FAIR = {"sicbo": 1 / 6, "xocdia": 1 / 2}
+
+
+def noncentrality_needed(df: int, level: float, power: float = POWER) -> float:
+    """The noncentrality at which the chi-square test at `level` finds a bias with `power`."""
+    critical = stats.chi2.isf(level, df)
+    return float(optimize.brentq(lambda lam: stats.ncx2.sf(critical, df, lam) - power, 1e-9, 1e5))
+
+
+@dataclass(frozen=True)
+class Power:
+    game: str
+    in_order: bool
+    rounds: int
+    tests: int  # in the family: the level is 0.01 / tests
+    level: float
+    bias: float | None  # the smallest d found with 90% power; None without rounds
+    detect: float | None = None  # the bias a lab named (--detect)
+    rounds_needed: int | None = None
+
+    @property
+    def probability(self) -> float | None:
+        return None if self.bias is None else FAIR[self.game] + self.bias
+
+    def statement(self) -> str:
+        what = "a die showing 6" if self.game == "sicbo" else "a token landing red"
+        fair = "1/6" if self.game == "sicbo" else "1/2"
+        how = (
+            "its own position"
+            if self.in_order
+            else ("all faces pooled" if self.game == "sicbo" else "the red count")
+        )
+        lines = []
+        if self.bias is not None:
+            lines.append(
+                f"On these {self.rounds:,} rounds, {what} with probability "
+                f"{self.probability:.4f} or more (fair {fair}) would be found with "
+                f"{POWER:.0%} power ({how}, at {self.level:.2g}: 0.01 over the "
+                f"{self.tests} tests, a bound below Holm's power)."
+            )
+        if self.detect is not None and self.rounds_needed is not None:
+            lines.append(
+                f"To find {what} with probability {FAIR[self.game] + self.detect:.4f} "
+                f"(a bias of {self.detect:g}) with {POWER:.0%} power a lab needs "
+                f"{self.rounds_needed:,} rounds."
+            )
+        return " ".join(lines)
+
+
+def power_of(
+    game: str, in_order: bool, rounds: int, tests: int, detect: float | None = None
+) -> Power:
+    key = (game, in_order)
+    level = LEVEL / max(tests, 1)
+    needed = noncentrality_needed(DF[key], level)
+    counted = COUNTED[key]
+    bias = sqrt(needed / (SHIFT[key] * rounds * counted)) if rounds else None
+    rounds_needed = None
+    if detect is not None:
+        rounds_needed = int(np.ceil(needed / (SHIFT[key] * counted * detect * detect)))
+    return Power(game, in_order, rounds, tests, level, bias, detect, rounds_needed)

@@ -1,0 +1,324 @@
+"""The fairness battery (livecert/fairness): each test against figures worked by hand, histories
+read and refused row by row, biased shakers caught on their own duty, fair ones flagged at the
+stated rate, and the power statement against simulation."""
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from livecert.fairness import HistoryError, analyse, build_history, read_history_file
+from livecert.fairness.battery import (
+    DISTRIBUTION,
+    INDEPENDENCE,
+    RED_P,
+    TOTAL_P,
+    TRIPLE_P,
+    holm,
+    judge,
+    run_battery,
+)
+from livecert.fairness.history import History
+from livecert.fairness.power import noncentrality_needed, power_of
+from livecert.fairness.stat_tests import StatTest, chi_square, ljung_box, pool_cells, runs
+
+# Ways to roll each total 3..18 with three dice, counted by hand (1 way to make 3: 1-1-1; 3 ways
+# to make 4: 1-1-2 in three orders; ... 27 ways each to make 10 and 11).
+TOTAL_WAYS = [1, 3, 6, 10, 15, 21, 25, 27, 27, 25, 21, 15, 10, 6, 3, 1]
+
+
+def history(outcomes: np.ndarray, game: str, in_order: bool = True) -> History:
+    n = len(outcomes)
+    return History(
+        game, "simulated", [f"R{i}" for i in range(n)], outcomes, in_order,
+        np.zeros(n, np.int32), [("", "")], np.zeros(n, np.int32), n,
+    )  # fmt: skip
+
+
+def fair_dice(rng: np.random.Generator, n: int) -> np.ndarray:
+    return rng.integers(1, 7, size=(n, 3)).astype(np.int8)
+
+
+def loaded_dice(rng: np.random.Generator, n: int, six: float) -> np.ndarray:
+    """Die 1 shows 6 with probability `six`, its other faces share the rest."""
+    dice = fair_dice(rng, n)
+    p = [(1 - six) / 5] * 5 + [six]
+    dice[:, 0] = rng.choice(np.arange(1, 7), size=n, p=p)
+    return dice
+
+
+def sticky_dice(rng: np.random.Generator, n: int, repeat: float) -> np.ndarray:
+    """Each die shows its last face again with probability `repeat`."""
+    dice = fair_dice(rng, n)
+    again = rng.random((n, 3)) < repeat
+    for i in range(1, n):
+        dice[i][again[i]] = dice[i - 1][again[i]]
+    return dice
+
+
+def tokens(rng: np.random.Generator, n: int, first_red: float = 0.5) -> np.ndarray:
+    red = (rng.random((n, 4)) < 0.5).astype(np.int8)
+    red[:, 0] = rng.random(n) < first_red
+    return red
+
+
+def failed_duties(found: History) -> set[str]:
+    verdicts = judge(found, run_battery(found))
+    return {duty for duty, verdict in verdicts.items() if verdict.status == "failed"}
+
+
+# -- the exact probabilities -----------------------------------------------------------------
+
+
+def test_the_exact_probabilities_match_the_hand_counts() -> None:
+    assert [Fraction(p).limit_denominator(216) for p in TOTAL_P] == [
+        Fraction(w, 216) for w in TOTAL_WAYS
+    ]
+    assert list(TRIPLE_P * 216) == pytest.approx([1, 1, 1, 1, 1, 1, 210])
+    assert list(RED_P * 16) == pytest.approx([1, 4, 6, 4, 1])
+
+
+# -- each test against a figure worked by hand ------------------------------------------------
+
+
+def test_chi_square_of_10_20_30_against_uniform_is_10_with_p_e_to_the_minus_5() -> None:
+    # expected 20 each: (10-20)^2/20 + 0 + (30-20)^2/20 = 10; with 2 df, p = exp(-10/2)
+    found = chi_square(
+        "t", DISTRIBUTION, "p", np.array([10, 20, 30]), np.full(3, 1 / 3), list("abc")
+    )
+    assert (found.statistic, found.df) == (pytest.approx(10.0), 2)
+    assert found.p_value == pytest.approx(math.exp(-5))
+
+
+def test_a_cell_expecting_under_five_is_pooled_towards_the_middle() -> None:
+    observed, expected, labels = pool_cells(
+        np.array([1, 9, 30, 10]), np.array([2.0, 8.0, 30.0, 10.0]), ["3", "4", "5", "6"]
+    )
+    assert list(observed) == [10, 30, 10]
+    assert list(expected) == [10.0, 30.0, 10.0]
+    assert labels == ["3-4", "5", "6"]
+
+
+def test_too_few_rounds_for_chi_square_is_a_test_not_run_with_the_reason() -> None:
+    found = chi_square("t", DISTRIBUTION, "p", np.array([1, 2, 1]), np.full(3, 1 / 3), list("abc"))
+    assert not found.ran and "expected count" in found.not_run
+
+
+def test_runs_of_a_strictly_alternating_series_are_far_too_many() -> None:
+    # 100 rounds alternating: 100 runs; mean 2*50*50/100 + 1 = 51; variance
+    # 2*50*50*(2*50*50 - 100) / (100^2 * 99) = 24.7475; z = 49 / sqrt(24.7475) = 9.850
+    series = np.tile([0, 1], 50).astype(np.int8)
+    found = runs("t", INDEPENDENCE, "p", series, np.zeros(100, np.int32))
+    assert found.observed == [100.0] and found.expected == [pytest.approx(51.0)]
+    assert found.statistic == pytest.approx(49 / math.sqrt(2 * 2500 * 4900 / (10000 * 99)))
+    assert found.statistic == pytest.approx(9.850, abs=1e-3)
+
+
+def test_runs_do_not_cross_a_change_of_shaker() -> None:
+    # two stretches of 0..0 1..1 (2 runs each): 4 runs, none across the change
+    series = np.array([0] * 25 + [1] * 25 + [0] * 25 + [1] * 25, dtype=np.int8)
+    stretches = np.array([0] * 50 + [1] * 50, dtype=np.int32)
+    found = runs("t", INDEPENDENCE, "p", series, stretches)
+    assert found.observed == [4.0]
+    # each stretch: mean 2*25*25/50 + 1 = 26
+    assert found.expected == [pytest.approx(52.0)]
+
+
+def test_ljung_box_of_an_alternating_series_matches_the_hand_sum() -> None:
+    # x alternates +1/-1 (mean 0): r_k = (-1)^k (n - k) / n, so
+    # Q = n (n + 2) sum (n - k) / n^2 = (n + 2) / n * sum_{k=1..10} (n - k)
+    n = 200
+    series = np.tile([1, -1], n // 2)
+    found = ljung_box("t", INDEPENDENCE, "p", series, np.zeros(n, np.int32))
+    assert found.df == 10
+    assert found.statistic == pytest.approx((n + 2) / n * sum(n - k for k in range(1, 11)))
+    assert found.statistic == pytest.approx(1964.45)
+
+
+def test_holm_adjusts_step_down_and_fails_only_what_stays_under_one_percent() -> None:
+    tests = [
+        StatTest(str(p), DISTRIBUTION, "p", "chi-square", 1, 0.0, 1, p)
+        for p in (0.03, 0.001, 0.004)
+    ]
+    holm(tests)
+    # sorted 0.001, 0.004, 0.03 -> 3 x 0.001, 2 x 0.004, 1 x 0.03 = 0.003, 0.008, 0.03
+    assert [t.adjusted_p for t in tests] == pytest.approx([0.03, 0.003, 0.008])
+    assert [t.passed for t in tests] == [True, False, False]
+
+
+# -- histories read and refused ----------------------------------------------------------------
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+GOOD = "round_id,time,result,in_order,shaker,dealer,status\n"
+
+
+@pytest.mark.parametrize(
+    ("row", "says"),
+    [
+        ("R2,t,1 7 3,true,s,d,settled", "die '7' is not a whole number from 1 to 6"),
+        ("R2,t,1 2,true,s,d,settled", "three dice, this one 2"),
+        ("R2,t,1 2 3,maybe,s,d,settled", "in_order='maybe' is not true or false"),
+        ("R2,t,1 2 3,true,s,d,lost", "status='lost' is not one of"),
+        ("R1,t,1 2 3,true,s,d,settled", "round 'R1' is also on line 2"),
+        (",t,1 2 3,true,s,d,settled", "round_id is missing"),
+        ("R2,t,1 2 3,true,s,d,settled,extra", "more fields than the header names"),
+        ("R2,t,r w w r,true,s,d,settled", "three dice, this one 4"),
+    ],
+)
+def test_a_bad_row_is_refused_with_its_line(tmp_path: Path, row: str, says: str) -> None:
+    path = write(tmp_path, "h.csv", GOOD + "R1,t,1 2 3,true,s,d,settled\n" + row + "\n")
+    with pytest.raises(HistoryError) as error:
+        read_history_file(path)
+    assert f"{path}:3: " in str(error.value) and says in str(error.value)
+
+
+def test_json_lines_and_token_results_read_and_refused_by_line(tmp_path: Path) -> None:
+    rows = [{"round_id": "A", "result": ["r", "w", "w", "r"]}, {"round_id": "B", "result": "rwwr"}]
+    path = write(tmp_path, "h.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n")
+    read = read_history_file(path)
+    assert [r.outcome for r in read] == [("r", "w", "w", "r")] * 2
+    bad = write(
+        tmp_path, "bad.jsonl", json.dumps(rows[0]) + '\n{"round_id": "C", "result": "rwxr"}\n'
+    )
+    with pytest.raises(HistoryError, match=r"bad.jsonl:2: token 'x' is not r"):
+        read_history_file(bad)
+    broken = write(tmp_path, "broken.jsonl", json.dumps(rows[0]) + "\n{not json\n")
+    with pytest.raises(HistoryError, match=r"broken.jsonl:2: not JSON"):
+        read_history_file(broken)
+
+
+def test_a_header_without_the_result_column_names_what_is_missing(tmp_path: Path) -> None:
+    with pytest.raises(HistoryError, match=r"h\.csv:1: the header lacks result"):
+        read_history_file(write(tmp_path, "h.csv", "round_id,time\nR1,t\n"))
+
+
+def test_void_cancelled_and_the_harness_rounds_are_left_out_and_counted(tmp_path: Path) -> None:
+    text = GOOD + "".join(
+        f"R{i},t,1 2 3,true,s{1 + i // 4},d,{status}\n"
+        for i, status in enumerate(["settled", "void", "cancelled", "reshaken"] * 2)
+    )
+    rows = read_history_file(write(tmp_path, "h.csv", text))
+    built = build_history(rows, "sicbo", "h.csv", harness_rounds={"R3"})
+    assert built.round_ids == ["R0", "R4", "R7"]
+    assert built.left_out == {
+        "void rounds": 2,
+        "cancelled rounds": 2,
+        "rounds whose result the harness entered": 1,
+    }
+    assert built.part_keys == [("s1", "d"), ("s2", "d")]
+    assert list(built.parts) == [0, 1, 1] and list(built.stretches) == [0, 1, 1]
+
+
+# -- the duties, the faults, the false alarms -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "game", "duty"),
+    [
+        ("a loaded die (6 at 0.25)", lambda r: loaded_dice(r, 10_000, 0.25), "sicbo", DISTRIBUTION),
+        (
+            "a sticky die (repeats 10%)",
+            lambda r: sticky_dice(r, 10_000, 0.10),
+            "sicbo",
+            INDEPENDENCE,
+        ),
+        ("a token red at 0.6", lambda r: tokens(r, 10_000, 0.6), "xocdia", DISTRIBUTION),
+    ],
+)
+def test_each_biased_shaker_at_10000_rounds_fails_its_own_duty_only(name, make, game, duty) -> None:
+    for seed in range(3):
+        found = history(make(np.random.default_rng(seed)), game)
+        assert failed_duties(found) == {duty}, (name, seed)
+
+
+def test_the_loaded_die_is_found_without_the_order_thrown_too() -> None:
+    found = history(loaded_dice(np.random.default_rng(5), 10_000, 0.25), "sicbo", in_order=False)
+    assert failed_duties(found) == {DISTRIBUTION}
+
+
+def test_fair_histories_are_flagged_at_about_the_stated_rate() -> None:
+    """50 fixed seeds of each game (the 200-seed measurement runs by command: tests/README.md):
+    at 1% a history, about one in a hundred; at most 3 of 50 holds."""
+    for game in ("sicbo", "xocdia"):
+        flagged = 0
+        for seed in range(50):
+            rng = np.random.default_rng(1000 + seed)
+            outcomes = fair_dice(rng, 10_000) if game == "sicbo" else tokens(rng, 10_000)
+            flagged += bool(failed_duties(history(outcomes, game)))
+        assert flagged <= 3, (game, flagged)
+
+
+def test_fewer_than_10000_rounds_pass_nothing_but_a_bias_found_still_fails() -> None:
+    rng = np.random.default_rng(7)
+    fair = history(fair_dice(rng, 5_000), "sicbo")
+    verdicts = judge(fair, run_battery(fair))
+    assert {v.status for v in verdicts.values()} == {"not-tested"}
+    assert "fewer outcomes than the 10,000 GLI-19" in verdicts[DISTRIBUTION].reason
+    loaded = history(loaded_dice(rng, 5_000, 0.3), "sicbo")
+    assert judge(loaded, run_battery(loaded))[DISTRIBUTION].status == "failed"
+
+
+def test_the_analysis_names_the_correction_and_the_duties() -> None:
+    analysis = analyse(history(fair_dice(np.random.default_rng(11), 10_000), "sicbo"), 0.01)
+    assert analysis["correction"].startswith("Holm's step-down method over the 12 tests")
+    assert {d: v["status"] for d, v in analysis["duties"].items()} == {
+        DISTRIBUTION: "passed",
+        INDEPENDENCE: "passed",
+    }
+    assert "would be found with 90% power" in analysis["power"]["statement"]
+    assert analysis["power"]["rounds_needed"] > 10_000
+
+
+# -- power, computed and simulated ---------------------------------------------------------------
+
+
+def test_the_noncentrality_for_90_percent_power_at_1_percent_with_1_df() -> None:
+    # a 1-df chi-square is a squared normal: power 0.9 at two-sided 1% needs
+    # sqrt(lambda) = z(0.995) + z(0.9) = 2.5758 + 1.2816 (the far tail adds under 1e-9)
+    assert math.sqrt(noncentrality_needed(1, 0.01)) == pytest.approx(2.5758 + 1.2816, abs=1e-3)
+
+
+SIMULATIONS = 400
+MARGIN = 0.05  # 400 histories: the detection rate's standard error is 0.015 at 0.9
+
+
+def detection_rate(game: str, n: int, bias: float, level: float) -> float:
+    """The share of simulated histories with the bias that the test on its position finds."""
+    rng = np.random.default_rng(2026)
+    found = 0
+    for _ in range(SIMULATIONS):
+        if game == "sicbo":
+            faces = loaded_dice(rng, n, 1 / 6 + bias)[:, 0]
+            counts = np.bincount(faces - 1, minlength=6)
+            test = chi_square("d", DISTRIBUTION, "p", counts, np.full(6, 1 / 6), list("123456"))
+        else:
+            reds = int(tokens(rng, n, 0.5 + bias)[:, 0].sum())
+            test = chi_square(
+                "t", DISTRIBUTION, "p", np.array([reds, n - reds]), np.full(2, 0.5), ["r", "w"]
+            )
+        found += test.p_value < level
+    return found / SIMULATIONS
+
+
+@pytest.mark.parametrize(("game", "tests"), [("sicbo", 12), ("xocdia", 8)])
+def test_the_stated_smallest_bias_is_found_with_90_percent_power_in_simulation(game, tests) -> None:
+    power = power_of(game, True, 10_000, tests)
+    rate = detection_rate(game, 10_000, power.bias, power.level)
+    assert abs(rate - 0.9) <= MARGIN, (game, power.bias, rate)
+
+
+def test_the_rounds_a_lab_needs_for_a_named_bias_find_it_with_90_percent_power() -> None:
+    power = power_of("sicbo", True, 10_000, 12, detect=0.03)
+    assert power.rounds_needed is not None
+    rate = detection_rate("sicbo", power.rounds_needed, 0.03, power.level)
+    assert abs(rate - 0.9) <= MARGIN, (power.rounds_needed, rate)
+    assert "a bias of 0.03" in power.statement()
