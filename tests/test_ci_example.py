@@ -6,7 +6,8 @@ from pathlib import Path
 
 import yaml
 
-from livecert.certify.runner import EXIT_CODES, previous_report
+from livecert.certify.report_folder import previous_report
+from livecert.certify.runner import EXIT_CODES
 
 WORKFLOW = Path(__file__).resolve().parent.parent / "examples" / "ci" / "github-actions.yml"
 

@@ -164,18 +164,29 @@ GOOD = "round_id,time,result,in_order,shaker,dealer,status\n"
 @pytest.mark.parametrize(
     ("row", "says"),
     [
-        ("R2,t,1 7 3,true,s,d,settled", "die '7' is not a whole number from 1 to 6"),
-        ("R2,t,1 2,true,s,d,settled", "three dice, this one 2"),
-        ("R2,t,1 2 3,maybe,s,d,settled", "in_order='maybe' is not true or false"),
-        ("R2,t,1 2 3,true,s,d,lost", "status='lost' is not one of"),
-        ("R1,t,1 2 3,true,s,d,settled", "round 'R1' is also on line 2"),
-        (",t,1 2 3,true,s,d,settled", "round_id is missing"),
-        ("R2,t,1 2 3,true,s,d,settled,extra", "more fields than the header names"),
-        ("R2,t,r w w r,true,s,d,settled", "three dice, this one 4"),
+        (
+            "R2,2026-01-01T00:00:00Z,1 7 3,true,s,d,settled",
+            "die '7' is not a whole number from 1 to 6",
+        ),
+        ("R2,2026-01-01T00:00:00Z,1 2,true,s,d,settled", "three dice, this one 2"),
+        (
+            "R2,2026-01-01T00:00:00Z,1 2 3,maybe,s,d,settled",
+            "in_order='maybe' is not true or false",
+        ),
+        ("R2,2026-01-01T00:00:00Z,1 2 3,true,s,d,lost", "status='lost' is not one of"),
+        ("R1,2026-01-01T00:00:00Z,1 2 3,true,s,d,settled", "round 'R1' is also on line 2"),
+        (",2026-01-01T00:00:00Z,1 2 3,true,s,d,settled", "round_id is missing"),
+        (
+            "R2,2026-01-01T00:00:00Z,1 2 3,true,s,d,settled,extra",
+            "more fields than the header names",
+        ),
+        ("R2,2026-01-01T00:00:00Z,r w w r,true,s,d,settled", "three dice, this one 4"),
     ],
 )
 def test_a_bad_row_is_refused_with_its_line(tmp_path: Path, row: str, says: str) -> None:
-    path = write(tmp_path, "h.csv", GOOD + "R1,t,1 2 3,true,s,d,settled\n" + row + "\n")
+    path = write(
+        tmp_path, "h.csv", GOOD + "R1,2026-01-01T00:00:00Z,1 2 3,true,s,d,settled\n" + row + "\n"
+    )
     with pytest.raises(HistoryError) as error:
         read_history_file(path)
     assert f"{path}:3: " in str(error.value) and says in str(error.value)
@@ -203,7 +214,7 @@ def test_a_header_without_the_result_column_names_what_is_missing(tmp_path: Path
 
 def test_void_cancelled_and_the_harness_rounds_are_left_out_and_counted(tmp_path: Path) -> None:
     text = GOOD + "".join(
-        f"R{i},t,1 2 3,true,s{1 + i // 4},d,{status}\n"
+        f"R{i},2026-01-01T00:00:00Z,1 2 3,true,s{1 + i // 4},d,{status}\n"
         for i, status in enumerate(["settled", "void", "cancelled", "reshaken"] * 2)
     )
     rows = read_history_file(write(tmp_path, "h.csv", text))
@@ -322,3 +333,101 @@ def test_the_rounds_a_lab_needs_for_a_named_bias_find_it_with_90_percent_power()
     rate = detection_rate("sicbo", power.rounds_needed, 0.03, power.level)
     assert abs(rate - 0.9) <= MARGIN, (power.rounds_needed, rate)
     assert "a bias of 0.03" in power.statement()
+
+
+# -- what may not pass -------------------------------------------------------------------------
+
+
+def verdicts_of(found: History) -> dict[str, tuple[str, str]]:
+    return {d: (v.status, v.reason) for d, v in judge(found, run_battery(found)).items()}
+
+
+def test_each_part_is_held_to_10000_rounds_and_the_power_to_the_smallest() -> None:
+    """12,000 rounds with a new dealer every 1,000: twelve parts each tested on its own; nothing
+    passes, and the power statement is the smallest part's, not the whole history's."""
+    rng = np.random.default_rng(21)
+    found = history(fair_dice(rng, 12_000), "sicbo")
+    found.parts = np.repeat(np.arange(12, dtype=np.int32), 1_000)
+    found.stretches = found.parts.copy()
+    found.part_keys = [("s1", f"d{i}") for i in range(12)]
+    verdicts = verdicts_of(found)
+    assert {status for status, _ in verdicts.values()} == {"not-tested"}
+    assert "shaker s1, dealer d0: 1,000" in verdicts[DISTRIBUTION][1]
+    analysis = analyse(found)
+    assert analysis["power"]["statement"].startswith(
+        "On each of the 12 parts (each tested on its own; the smallest has 1,000 rounds)"
+    )
+    assert analysis["power"]["probability"] > 0.22  # a thousand rolls find only a heavy bias
+
+
+def test_without_the_order_thrown_independence_is_not_tested_but_a_loaded_die_still_fails() -> None:
+    found = history(loaded_dice(np.random.default_rng(5), 10_000, 0.25), "sicbo", in_order=False)
+    verdicts = verdicts_of(found)
+    assert verdicts[DISTRIBUTION][0] == "failed"
+    assert verdicts[INDEPENDENCE][0] == "not-tested"
+    assert "the dice of a roll against each other" in verdicts[INDEPENDENCE][1]
+    fair = history(tokens(np.random.default_rng(6), 10_000), "xocdia", in_order=False)
+    assert verdicts_of(fair)[INDEPENDENCE][0] == "not-tested"
+
+
+def test_a_token_that_copies_another_fails_independence() -> None:
+    red = tokens(np.random.default_rng(8), 10_000)
+    copy = np.random.default_rng(9).random(10_000) < 0.1
+    red[copy, 1] = red[copy, 0]  # token 2 lands as token 1 one round in ten
+    assert failed_duties(history(red, "xocdia")) == {INDEPENDENCE}
+
+
+def test_rounds_that_depend_on_earlier_ones_leave_the_distribution_not_tested() -> None:
+    found = history(sticky_dice(np.random.default_rng(3), 10_000, 0.3), "sicbo")
+    verdicts = verdicts_of(found)
+    assert verdicts[INDEPENDENCE][0] == "failed"
+    assert verdicts[DISTRIBUTION][0] == "not-tested"
+    assert "depend on earlier rounds" in verdicts[DISTRIBUTION][1]
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (GOOD + "R1,2026-01-01T00:00:00Z,1 ² 3\n", "die '²' is not a whole number from 1 to 6"),
+        (GOOD + "R1,2026-01-01T00:00:00Z,1 ١ 3\n", "die '١' is not a whole number from 1 to 6"),
+        (GOOD + "R1,yesterday,1 2 3\n", "time='yesterday' is not an ISO 8601 time"),
+        (
+            GOOD + "R1,2026-01-02T00:00:00Z,1 2 3\nR2,2026-01-01T00:00:00Z,1 2 3\n",
+            "time 2026-01-01T00:00:00Z is before line 2's",
+        ),
+        (GOOD + "R1,,1 2\n", "three dice or four tokens, this one has 2 items"),
+        (GOOD + 'R1,,"' + "1" * 200_000 + '"\n', "not CSV (field larger than field limit"),
+    ],
+)
+def test_hostile_rows_are_refused_with_their_line(tmp_path: Path, text: str, says: str) -> None:
+    with pytest.raises(HistoryError) as error:
+        read_history_file(write(tmp_path, "h.csv", text))
+    assert says in str(error.value) and "h.csv:" in str(error.value)
+
+
+def test_a_json_array_and_a_huge_number_are_named(tmp_path: Path) -> None:
+    with pytest.raises(HistoryError, match="a JSON array; write one JSON object a line"):
+        read_history_file(write(tmp_path, "a.json", '[{"round_id": "R1", "result": [1, 2, 3]}]'))
+    huge = '{"round_id": ' + "9" * 5000 + ', "result": [1, 2, 3]}\n'
+    with pytest.raises(HistoryError, match=r"h\.jsonl:1: not JSON"):
+        read_history_file(write(tmp_path, "h.jsonl", huge))
+
+
+@pytest.mark.parametrize(("game", "in_order", "tests"), [("sicbo", False, 9), ("xocdia", False, 4)])
+def test_the_pooled_and_red_count_models_hold_in_simulation(game, in_order, tests) -> None:
+    """Without the order thrown the bias is seen through all faces pooled (one die of three
+    loaded) or the red count (one token of four biased): the stated bias found 90% of the time."""
+    power = power_of(game, in_order, 10_000, tests)
+    rng, found = np.random.default_rng(77), 0
+    for _ in range(SIMULATIONS):
+        if game == "sicbo":
+            faces = loaded_dice(rng, 10_000, 1 / 6 + power.bias).ravel()
+            counts = np.bincount(faces - 1, minlength=6)
+            test = chi_square("f", DISTRIBUTION, "p", counts, np.full(6, 1 / 6), list("123456"))
+        else:
+            red = tokens(rng, 10_000, 0.5 + power.bias).sum(axis=1)
+            test = chi_square(
+                "r", DISTRIBUTION, "p", np.bincount(red, minlength=5), RED_P, list("01234")
+            )
+        found += test.p_value < power.level
+    assert abs(found / SIMULATIONS - 0.9) <= MARGIN, (game, power.bias, found)

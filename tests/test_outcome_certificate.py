@@ -3,6 +3,7 @@
 self-test's own path; a bad history refused before anything runs."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,10 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from livecert.adapters import HistoryPage, HistoryRound
 from livecert.certify.certificate import build_certificate
-from livecert.certify.outcomes import analysis_of
+from livecert.certify.outcomes import analysis_of, rows_from_target
 from livecert.certify.selftest import _certify_run, outcome_histories
+from livecert.fairness import HistoryError
 from livecert.fairness.history import checked_rows
+from livecert.harness.embedded import EmbeddedServer
 from tests.test_certificate import all_passing
 
 FAIR = ("REG-FAIR-01", "REG-FAIR-02")
@@ -108,8 +112,8 @@ def test_the_reference_fair_shaker_passes_both_duties(tmp_path: Path) -> None:
     assert {c: cert["clauses"][c]["status"] for c in FAIR} == dict.fromkeys(FAIR, "passed")
     assert done.returncode == 0, done.stdout + done.stderr
     assert sorted(p.name for p in (tmp_path / "r" / "outcomes").iterdir()) == [
-        "outcome-analysis-sicbo.json", "outcome-analysis-sicbo.txt",
-        "outcome-analysis-xocdia.json", "outcome-analysis-xocdia.txt",
+        "outcome-analysis-sicbo-history-sicbo.json", "outcome-analysis-sicbo-history-sicbo.txt",
+        "outcome-analysis-xocdia-history-xocdia.json", "outcome-analysis-xocdia-history-xocdia.txt",
     ]  # fmt: skip
 
 
@@ -141,7 +145,9 @@ def test_outcomes_writes_the_analysis_and_exits_by_the_duties(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "REG-FAIR-01: passed" in done.stdout and "a bias of 0.02" in done.stdout
-    saved = json.loads((tmp_path / "o" / "outcome-analysis-sicbo.json").read_text(encoding="utf-8"))
+    saved = json.loads(
+        (tmp_path / "o" / "outcome-analysis-sicbo-h.json").read_text(encoding="utf-8")
+    )
     assert saved["rounds_tested"] == 10_000 and saved["power"]["detect"] == 0.02
     short = tmp_path / "short.csv"
     short.write_text("\n".join(lines[:2001]) + "\n", encoding="utf-8")
@@ -156,3 +162,81 @@ def test_outcomes_writes_the_analysis_and_exits_by_the_duties(tmp_path: Path) ->
 def test_outcome_duties_selected_alone_need_a_history(tmp_path: Path) -> None:
     done = livecert("certify", "--clauses", "REG-FAIR-01", "--report-dir", str(tmp_path / "r"))
     assert done.returncode == 3 and "judged from an outcome history" in done.stderr
+
+
+def test_a_history_that_could_not_be_read_leaves_the_duties_not_tested_saying_why() -> None:
+    records = [
+        *all_passing(),
+        {"type": "outcome_history_error", "message": "reading table t7's history: 503"},
+    ]
+    cert = build_certificate(records, ("sicbo",), run={})
+    for clause in FAIR:
+        row = cert["clauses"][clause]
+        assert row["status"] == "not-tested"
+        assert "the history could not be read: reading table t7's history: 503" in row["reason"]
+    assert cert["verdict"] == "incomplete"
+    assert "could not be read" in cert["limitations"][0]
+
+
+class Pages:
+    """A target's round history as pages given here."""
+
+    def __init__(self, *pages: HistoryPage) -> None:
+        self.pages, self.asked = list(pages), []
+
+    def round_history(self, table_id: str, after: str | None = None, limit: int = 1000):
+        self.asked.append(after)
+        return self.pages.pop(0)
+
+
+def entry(i: int) -> HistoryRound:
+    return HistoryRound(f"R{i}", "settled", {"dice": [1, 2, 3]}, f"2026-01-01T00:00:{i:02d}Z")
+
+
+@pytest.mark.parametrize(
+    ("pages", "says"),
+    [
+        ((HistoryPage((entry(1),), "c1"), HistoryPage((), "c2")), "an empty page that names"),
+        ((HistoryPage((entry(1),), "c1"), HistoryPage((entry(2),), "c1")), "came back again"),
+        ((HistoryPage(tuple(entry(i % 60) for i in range(1001)), None),), "a page of 1001"),
+    ],
+)
+def test_pages_that_would_cut_or_loop_the_history_are_refused(pages, says) -> None:
+    with pytest.raises(HistoryError, match=says):
+        rows_from_target(Pages(*pages), "t1", None)
+
+
+def test_pages_are_read_by_their_cursor_to_the_last() -> None:
+    target = Pages(HistoryPage((entry(1), entry(2)), "c2"), HistoryPage((entry(3),), None))
+    assert [r.round_id for r in rows_from_target(target, "t1", None)] == ["R1", "R2", "R3"]
+    assert target.asked == [None, "c2"]
+
+
+def test_exclude_run_must_name_a_report_with_its_exchanges(tmp_path: Path) -> None:
+    good = tmp_path / "h.csv"
+    good.write_text("round_id,result\nR1,1 2 3\n", encoding="utf-8")
+    done = livecert("outcomes", "--history", str(good), "--exclude-run", str(tmp_path / "none"))
+    assert done.returncode == 3 and "not a report folder with its exchanges" in done.stderr
+
+
+def test_a_target_without_the_history_capability_is_refused_before_the_run(tmp_path: Path) -> None:
+    with EmbeddedServer(without=("round-history",)) as server:
+        env = {**os.environ, "LIVECERT_OPERATOR_TOKEN": server.operator_token}
+        env["LIVECERT_DEALER_TOKEN"] = server.dealer_token
+        done = subprocess.run(
+            [sys.executable, "-m", "livecert.cli", "certify", "--target-url", server.url,
+             "--history-from-target", "t1", "--report-dir", str(tmp_path / "r")],
+            capture_output=True, text=True, timeout=120, env=env,
+        )  # fmt: skip
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "does not declare the capability 'round-history'" in done.stderr
+    assert not (tmp_path / "r" / "run-record.jsonl").exists()
+
+
+def test_outcome_duties_select_no_scenario() -> None:
+    """No scenario is tagged with them: selected beside others, the others choose the
+    scenarios (a contract clause then runs them all, as alone)."""
+    from livecert.certify.runner import CertifyOptions
+
+    assert CertifyOptions(clauses=("CONTRACT-01", "REG-FAIR-01")).rule_clauses == []
+    assert CertifyOptions(clauses=("SB-PAY-01", "REG-FAIR-02")).rule_clauses == ["SB-PAY-01"]

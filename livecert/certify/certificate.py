@@ -144,7 +144,8 @@ def build_certificate(
     )
     mark_not_applicable(statuses, target, games)
     analyses = [r["analysis"] for r in records if r["type"] == "outcome_analysis"]
-    judge_outcome_duties(statuses, analyses, games)
+    unread = [r["message"] for r in records if r["type"] == "outcome_history_error"]
+    judge_outcome_duties(statuses, analyses, games, unread)
     waived = apply_waivers(statuses, waivers)
     judged_failed = [c for c, row in statuses.items() if row["status"] == "failed"]
     failed = [c for c in judged_failed if c not in waived]
@@ -269,7 +270,7 @@ def build_certificate(
             {"document": f.document, "finding": f.finding, "catalogue_line": f.line}
             for f in document_findings()
         ],
-        "limitations": [limitation(analyses), *LIMITATIONS],
+        "limitations": [limitation(analyses, unread), *LIMITATIONS],
         "outcome_analysis": analyses,
         "rules": {
             "catalogue": {"name": "RULES.md", "sha256": catalogue_sha256()},

@@ -19,8 +19,15 @@ LIMITATION_NONE = (
 )
 
 
-def limitation(analyses: list[dict]) -> str:
+def limitation(analyses: list[dict], errors: list[str] = ()) -> str:  # type: ignore[assignment]
     """The certificate's line on randomness, as assessed by this run or not."""
+    if not analyses and errors:
+        return (
+            "Randomness is not assessed: the outcome history asked for could not be read ("
+            + "; ".join(errors)
+            + "), so the fairness of the dice, tokens, shaker and bowl needs an evaluation "
+            "of its own."
+        )
     if not analyses:
         return LIMITATION_NONE
     read = "; ".join(
@@ -34,7 +41,9 @@ def limitation(analyses: list[dict]) -> str:
     )
 
 
-def _row_for(duty: str, analyses: list[dict], games: tuple[str, ...]) -> dict[str, Any]:
+def _row_for(
+    duty: str, analyses: list[dict], games: tuple[str, ...], errors: list[str]
+) -> dict[str, Any]:
     by_game = {a["game"]: a for a in analyses}
     failed = [
         f"{GAME_NAMES[a['game']]}: {test}"
@@ -63,7 +72,8 @@ def _row_for(duty: str, analyses: list[dict], games: tuple[str, ...]) -> dict[st
     if failed:
         row["status"], row["failed_checks"] = "failed", failed
         return row
-    reasons = [
+    reasons = [f"the history could not be read: {e}" for e in errors]
+    reasons += [
         f"no outcome history of {GAME_NAMES[g]} given" for g in games if g not in by_game
     ] + [
         f"{GAME_NAMES[a['game']]}: {a['duties'][duty]['reason']}"
@@ -78,15 +88,19 @@ def _row_for(duty: str, analyses: list[dict], games: tuple[str, ...]) -> dict[st
 
 
 def judge_outcome_duties(
-    statuses: dict[str, dict], analyses: list[dict], games: tuple[str, ...]
+    statuses: dict[str, dict],
+    analyses: list[dict],
+    games: tuple[str, ...],
+    errors: list[str] = (),  # type: ignore[assignment]
 ) -> None:
-    """Set REG-FAIR-01/02's rows from the analyses (in scope and selected rows only)."""
+    """Set REG-FAIR-01/02's rows from the analyses and the histories that could not be read
+    (in scope and selected rows only)."""
     for duty in OUTCOME_DUTIES:
         row = statuses.get(duty)
         if row is None or not row["in_scope"]:  # not selected (--clauses): not judged
             continue
-        if not analyses:
+        if not analyses and not errors:
             row["status"], row["reason"] = NOT_APPLICABLE, NO_HISTORY_REASON
             continue
         row.pop("reason", None)
-        row.update(_row_for(duty, analyses, games))
+        row.update(_row_for(duty, analyses, games, list(errors)))

@@ -8,6 +8,7 @@ a round it entered a result for is named there.
 """
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,18 +21,20 @@ from livecert.contract import ContractViolation
 from livecert.fairness import HistoryError, analyse, as_text, build_history, read_history_file
 from livecert.fairness.history import Row, checked_rows, game_of
 from livecert.harness.exchange_archive import read_archive
+from livecert.report.manifest import sha256_of
 
 HISTORY_CAPABILITY = "round-history"
 PAGE_SIZE = 1000
-MAX_PAGES = 10_000  # 10 million rounds at most: a cursor that never ends is the target's fault
+MAX_PAGES = 5_000  # 5 million rounds at most: pages that never end are the target's fault
 OUTCOMES_FOLDER = "outcomes"  # in a certify report
-ANALYSIS_JSON = "outcome-analysis-{game}.json"
-ANALYSIS_TEXT = "outcome-analysis-{game}.txt"
+ANALYSIS_NAME = "outcome-analysis-{game}-{source}"  # .json and .txt, one per history
 
 
 def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
+    elif isinstance(value, int) and not isinstance(value, bool):  # a vendor's numeric round id
+        yield str(value)
     elif isinstance(value, dict):
         for key, item in value.items():
             yield str(key)
@@ -39,6 +42,27 @@ def _strings(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _strings(item)
+
+
+TABLE_SOURCE = "the round history of table "
+
+
+def _name_of(source: str) -> str:
+    """A file name's part for a history: its file's stem, or `table-<id>`."""
+    raw = (
+        f"table-{source.removeprefix(TABLE_SOURCE)}"
+        if source.startswith(TABLE_SOURCE)
+        else (Path(source).stem)
+    )
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", raw).strip(".-")[:60] or "history"
+
+
+def _unique(name: str, used: set[str]) -> str:
+    candidate, number = name, 2
+    while candidate in used:
+        candidate, number = f"{name}-{number}", number + 1
+    used.add(candidate)
+    return candidate
 
 
 def harness_round_ids(folder: Path) -> set[str]:
@@ -84,15 +108,26 @@ def rows_from_target(adapter: Any, table_id: str, game: str | None) -> list[Row]
         after, number = None, 0
         for _ in range(MAX_PAGES):
             page = adapter.round_history(table_id, after=after, limit=PAGE_SIZE)
+            if len(page.rounds) > PAGE_SIZE:
+                raise HistoryError(
+                    f"{where}: a page of {len(page.rounds)} rounds, over the {PAGE_SIZE} asked"
+                )
             for entry in page.rounds:
                 number += 1
                 yield number, _history_row(entry)
-            if page.next is None or not page.rounds:
+            if page.next is None:
                 return
+            if not page.rounds:
+                raise HistoryError(
+                    f"{where}: an empty page that names a next one ({page.next!r}): the "
+                    "history would end there without saying so"
+                )
             if page.next == after:
                 raise HistoryError(f"{where}: the next page's cursor {after!r} came back again")
             after = page.next
-        raise HistoryError(f"{where}: more than {MAX_PAGES} pages; the cursor never ended")
+        raise HistoryError(
+            f"{where}: more than {MAX_PAGES * PAGE_SIZE:,} rounds; the pages never ended"
+        )
 
     return checked_rows(pages(), game, where)
 
@@ -113,11 +148,28 @@ def read_file(path: Path, game: str | None = None) -> list[Row]:
     return read_history_file(path, game)
 
 
+def _kept(source: str, rows: list[Row], out: Path, name: str) -> dict[str, str]:
+    """Where the history analysed is kept, and its sha256: a lab's file is named with its
+    hash; a history read from a target is written beside the analysis (JSON lines, as read),
+    so that the analysis can be run again on the very rows."""
+    if source.startswith(TABLE_SOURCE):
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"history-{name}.jsonl"
+        with path.open("w", encoding="utf-8") as stream:
+            for row in rows:
+                data = row._asdict()
+                del data["line"]
+                data["result"] = list(data.pop("outcome")) or None
+                stream.write(json.dumps(data) + "\n")
+        return {"file": path.name, "sha256": sha256_of(path)}
+    return {"file": source, "sha256": sha256_of(Path(source))}
+
+
 def write_analysis(folder: Path, analysis: dict[str, Any]) -> list[Path]:
-    """The analysis as JSON and as text, named by game, in `folder`."""
+    """The analysis as JSON and as text, named by game and source, in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
-    data = folder / ANALYSIS_JSON.format(game=analysis["game"])
-    text = folder / ANALYSIS_TEXT.format(game=analysis["game"])
+    name = ANALYSIS_NAME.format(game=analysis["game"], source=analysis["name"])
+    data, text = folder / f"{name}.json", folder / f"{name}.txt"
     data.write_text(json.dumps(analysis, indent=2) + "\n", encoding="utf-8")
     text.write_text(as_text(analysis), encoding="utf-8")
     return [data, text]
@@ -126,12 +178,7 @@ def write_analysis(folder: Path, analysis: dict[str, Any]) -> list[Path]:
 def histories_given(paths: list[Path]) -> list[tuple[str, list[Row]]]:
     """The history files certify was given, each read and checked before the run (a bad row is
     a usage error naming its line: nothing is run on a history that cannot be read)."""
-    read = [(str(path), read_history_file(path)) for path in paths]
-    games = [game_of(rows) for _, rows in read]
-    repeated = {g for g in games if games.count(g) > 1}
-    if repeated:
-        raise HistoryError(f"more than one history of {', '.join(sorted(repeated))} given")
-    return read
+    return [(str(path), read_history_file(path)) for path in paths]
 
 
 def history_records(
@@ -143,27 +190,56 @@ def history_records(
     harness_rounds: set[str] | frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
     """The run record's lines for the histories: an analysis each (written beside the report
-    too), the harness's own rounds of this run left out; a history the target could not give
-    is a target error (the verdict is incomplete), a mapping's mistake a harness error."""
+    too), the harness's own rounds of this run left out. A history that could not be read is
+    an `outcome_history_error` (the duties are then not tested, with it); a mapping's mistake
+    is a harness error too, never the target's."""
     records: list[dict[str, Any]] = []
     given = list(histories)
     for table in tables:
         try:
             rows = rows_from_target(adapter, table, None)
-            given.append((f"the round history of table {table}", rows))
+            given.append((f"{TABLE_SOURCE}{table}", rows))
+            continue
         except HistoryError as error:
-            records.append({"type": "target_error", "message": str(error)})
+            problem = str(error)
         except (TargetError, ContractViolation, Refused, Unsupported) as error:
-            records.append(
-                {"type": "target_error", "message": f"reading table {table}'s history: {error}"}
-            )
+            problem = f"reading table {table}'s history: {error}"
         except MappingAnswerError as error:
-            records.append({"type": "harness_error", "message": str(error)})
+            problem = str(error)
+            records.append({"type": "harness_error", "message": problem})
+        records.append({"type": "outcome_history_error", "message": problem})
+    names: set[str] = set()
     for source, rows in given:
         analysis = analysis_of(rows, source, None, harness_rounds, detect)
+        analysis["name"] = _unique(_name_of(source), names)
+        analysis["history"] = _kept(source, rows, out, analysis["name"])
         write_analysis(out, analysis)
         records.append({"type": "outcome_analysis", "analysis": analysis})
     return records
+
+
+def history_source_problem(adapter_choice: str | None, options: AdapterOptions) -> str | None:
+    """Why a target's round history cannot be read, found before a run (a mapping without the
+    operation, a target that does not declare the capability, or one that cannot be reached),
+    or None."""
+    try:
+        adapter = build_adapter(adapter_choice, options)[0]
+    except Exception as error:  # the run itself says the same, with more, if it starts
+        return f"the adapter could not be built: {error}"
+    try:
+        if not hasattr(adapter, "round_history"):
+            return "the mapping file describes no round_history operation (docs/mapping.md)"
+        declared = adapter.info().capabilities
+        if HISTORY_CAPABILITY not in declared:
+            return (
+                f"the target does not declare the capability {HISTORY_CAPABILITY!r} in "
+                "/v1/info: its round history is an optional operation it does not offer"
+            )
+    except (TargetError, ContractViolation, MappingAnswerError, Refused, Unsupported) as error:
+        return f"the target's declarations could not be read: {error}"
+    finally:
+        adapter.close()
+    return None
 
 
 def outcome_records(

@@ -23,7 +23,6 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from xml.etree import ElementTree
 
 from livecert.adapters.bounds import (  # parse_size: the cli reads --max-answer-size through it
     DEFAULT_MAX_ANSWER_BYTES,
@@ -40,8 +39,6 @@ from livecert.adapters.secrets import (
     MIN_LENGTH,
     PIPE_VARIABLE,
     SECRETS,
-    leaks,
-    mask_files,
     register_url_password,
 )
 from livecert.certify.certificate import build_certificate
@@ -51,10 +48,19 @@ from livecert.certify.outcomes import (
     OUTCOMES_FOLDER,
     harness_round_ids,
     histories_given,
+    history_source_problem,
     outcome_records,
 )
 from livecert.certify.progress import RunProgress
+from livecert.certify.report_folder import (
+    guard_folder,
+    new_report_dir,
+    point_latest,
+    previous_report,
+    show_junit_visibly,
+)
 from livecert.certify.scope import OUTCOME_DUTIES, is_contract_clause
+from livecert.certify.terminal import say_on_terminal, silent
 from livecert.certify.workers import ROUND_TRIP_OPERATION, WorkersChoice, choose_workers
 from livecert.fairness import HistoryError
 from livecert.harness.exchange_archive import FOLDER as EXCHANGES_FOLDER
@@ -70,7 +76,7 @@ from livecert.rules.paytable import use_profile
 from livecert.rules.profiles import load_profile
 from livecert.settings import SETTINGS
 from livecert.suite.location import features_dir
-from livecert.target_text import LINES, copy_visible, visible
+from livecert.target_text import copy_visible
 
 # the pytest plugins the certification suite needs, loaded by name (autoloading is off)
 SUITE_PLUGINS = ("pytest_bdd.plugin", "allure_pytest_bdd.plugin", "_hypothesis_pytestplugin")
@@ -126,7 +132,7 @@ class CertifyOptions:
     @property
     def rule_clauses(self) -> list[str]:
         """The selected clauses that select scenarios: every scenario proves the contract's."""
-        return [c for c in self.clauses if not is_contract_clause(c)]
+        return [c for c in self.clauses if not is_contract_clause(c) and c not in OUTCOME_DUTIES]
 
     @property
     def games(self) -> tuple[str, ...]:
@@ -142,26 +148,6 @@ def suite_root() -> Path:
             f"the certification features are incomplete at {root}: reinstall livecert"
         )
     return root
-
-
-def new_report_dir(base: Path) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    folder = base / stamp
-    suffix = 1
-    while folder.exists():
-        suffix += 1
-        folder = base / f"{stamp}-{suffix}"
-    folder.mkdir(parents=True)
-    return folder
-
-
-def point_latest(folder: Path) -> None:
-    latest = folder.parent / "latest"
-    if latest.is_symlink() or latest.exists():
-        if not latest.is_symlink():
-            return  # someone's own folder called latest: leave it alone
-        latest.unlink()
-    latest.symlink_to(folder.name, target_is_directory=True)
 
 
 def feature_files(root: Path, games: tuple[str, ...], clauses: list[str]) -> list[Path]:
@@ -385,16 +371,6 @@ def _run_suite(command: list[str], env: dict, output: Path | None) -> int:
             os.close(write_end)
 
 
-def guard_folder(folder: Path) -> list[str]:
-    """The files of `folder` holding a secret the run knows, each masked where it is ('file:
-    $NAME' for each); nothing when the folder is clean."""
-    known = SECRETS.values()
-    found = leaks(folder, known)
-    if found:
-        mask_files(folder, sorted({line.rsplit(": ", 1)[0] for line in found}))
-    return found
-
-
 def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     """Run the certification; answer the exit status, the certificate and the report folder."""
     ends_at = time.time() + options.max_duration if options.max_duration is not None else None
@@ -451,6 +427,10 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
             options.rate_limit,
         ),  # the run's own bounds: its rate and its end hold for these reads too
     )  # fmt: skip
+    if options.history_tables and (
+        problem := history_source_problem(options.adapter, adapter_options)
+    ):
+        raise CertifyError(f"--history-from-target: {problem}")
     try:
         workers = choose_workers(
             options.workers, options.target_url, options.adapter, adapter_options
@@ -458,7 +438,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     except ValueError as error:
         raise CertifyError(str(error)) from None
     command = pytest_command(options, folder, root, ends_at, workers)
-    say = _silent if options.quiet else say_on_terminal
+    say = silent if options.quiet else say_on_terminal
     if options.quiet or options.progress:  # pytest's lines are kept, in the report folder
         options.output = options.output or folder / PYTEST_OUTPUT
     live = None
@@ -468,6 +448,8 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     started, started_at = time.monotonic(), _now()
     try:  # no scenario proves the outcome duties: a run of only those runs none
         only_outcomes = bool(options.clauses) and set(options.clauses) <= set(OUTCOME_DUTIES)
+        # (a selection of contract clauses and outcome duties runs every scenario, as the
+        # contract clauses alone do)
         returncode = 0 if only_outcomes else _run_suite(command, env, options.output)
     finally:
         if live is not None:
@@ -562,76 +544,9 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     return EXIT_CODES[certificate["verdict"]], certificate, folder
 
 
-def _silent(*_: object) -> None:
-    """--quiet: the phases are not said."""
-
-
-def say_on_terminal(message: str) -> None:
-    """A phase said as it runs; a reader that went away (a closed pipe) never stops the run:
-    its report is still written, and the command ends quietly at its last line."""
-    global _reader_gone
-    if _reader_gone:
-        return
-    try:
-        print(visible(message), flush=True)
-    except BrokenPipeError:
-        _reader_gone = True
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-
-
-def reader_gone() -> bool:
-    """True once a line could not be written because the terminal's reader went away."""
-    return _reader_gone
-
-
-_reader_gone = False
-
-
 def _now() -> str:
     """A moment of the run in UTC, its offset written (2026-12-02T10:00:00+00:00)."""
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def show_junit_visibly(path: Path) -> None:
-    """pytest's junit-scenarios.xml with the target's words shown visibly: pytest already
-    writes the characters XML forbids as `#x1B`; the ones it allows but a viewer obeys (a bidi
-    override, C1 controls) are written as escapes here too."""
-    if not path.is_file():
-        return
-    try:
-        tree = ElementTree.parse(path)
-    except ElementTree.ParseError:
-        return  # not pytest's file: leave it as it is
-    changed = False
-    for element in tree.iter():
-        for name, value in element.attrib.items():
-            if (shown := visible(value, LINES)) != value:
-                element.set(name, shown)
-                changed = True
-        for part in ("text", "tail"):
-            value = getattr(element, part)
-            if value and (shown := visible(value, LINES)) != value:
-                setattr(element, part, shown)
-                changed = True
-    if changed:
-        tree.write(path, encoding="utf-8", xml_declaration=True)
-
-
-def previous_report(folder: Path) -> Path | None:
-    """The run `latest` points at beside `folder` (for Allure's history), if another run."""
-    latest = folder.parent / "latest"
-    if latest.is_dir() and latest.resolve() != folder.resolve():
-        return latest.resolve()
-    return None
-
-
-def install_report_tools() -> tuple[str | None, Path]:
-    """Install the pinned Allure generator now (what a lab without network does in advance):
-    what went wrong, if anything, and where the `allure` command is."""
-    from livecert.report.allure_report import generator_path, install_generator
-
-    return install_generator(), generator_path()
 
 
 def rebuild_report(folder: Path) -> list[str]:

@@ -10,7 +10,8 @@ Its parsers are in `options.py`, the commands in `commands.py`; the settings' pr
 import os
 import sys
 
-from livecert.cli.options import USAGE_ERROR, build_parser
+from livecert.cli.options import USAGE_ERROR
+from livecert.cli.parser import build_parser
 
 PIPE_CLOSED = 141  # 128 + SIGPIPE: what a Unix tool whose reader went away ends with
 

@@ -173,7 +173,7 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
     options.progress = sys.stdout.isatty() and not args.quiet and not args.no_progress
     options.har = args.har
     if not args.quiet:
-        from livecert.certify.runner import say_on_terminal
+        from livecert.certify.terminal import say_on_terminal
 
         for line in banner(options, args.report_dir):
             say_on_terminal(line)  # a closed pipe does not stop the run
@@ -182,7 +182,7 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
         status, certificate, folder = certify(options)
     except CertifyError as error:
         return _usage("certify", str(error))
-    from livecert.certify.runner import reader_gone
+    from livecert.certify.terminal import reader_gone
 
     if reader_gone():  # a closed pipe: the report is written; end as a Unix tool does
         from livecert.cli import PIPE_CLOSED
@@ -283,7 +283,8 @@ def run_selftest(args: argparse.Namespace, argv: list[str]) -> int:
 
 
 def run_report(args: argparse.Namespace, argv: list[str]) -> int:
-    from livecert.certify.runner import CertifyError, install_report_tools, rebuild_report
+    from livecert.certify.report_folder import install_report_tools
+    from livecert.certify.runner import CertifyError, rebuild_report
     from livecert.target_text import terminal_lines
 
     if args.install_tools:
@@ -455,6 +456,7 @@ def run_outcomes(args: argparse.Namespace, argv: list[str]) -> int:
         AdapterOptions,
         harness_round_ids,
         histories_given,
+        history_source_problem,
         outcome_records,
     )
     from livecert.certify.runner import Bounds
@@ -469,6 +471,13 @@ def run_outcomes(args: argparse.Namespace, argv: list[str]) -> int:
         return _usage("outcomes", "give --history FILE or --from-target TABLE (one of them)")
     if args.history_tables and not args.target_url and _uses_contract(args):
         return _usage("outcomes", "--from-target needs --target-url (and the tokens)")
+    for folder in args.exclude_run:
+        if not any((folder / "exchanges").glob("*.jsonl.gz")):
+            return _usage(
+                "outcomes",
+                f"--exclude-run {folder}: not a report folder with its exchanges "
+                "(exchanges/*.jsonl.gz): the rounds that run played cannot be left out",
+            )
     try:
         histories = histories_given(args.history)
         excluded = set().union(*(harness_round_ids(d) for d in args.exclude_run))
@@ -479,13 +488,12 @@ def run_outcomes(args: argparse.Namespace, argv: list[str]) -> int:
         args.target_url, args.operator_token, args.dealer_token, timeouts,
         Bounds.for_run(args.request_deadline),
     )  # fmt: skip
-    try:
-        records = outcome_records(
-            histories, args.history_tables, args.adapter, options, args.report_dir,
-            args.detect, excluded,
-        )  # fmt: skip
-    except Exception as error:  # an adapter that cannot be built: say it, as doctor does
-        return _usage("outcomes", str(error))
+    if args.history_tables and (problem := history_source_problem(args.adapter, options)):
+        return _usage("outcomes", problem)
+    records = outcome_records(
+        histories, args.history_tables, args.adapter, options, args.report_dir,
+        args.detect, excluded,
+    )  # fmt: skip
     problems = [r["message"] for r in records if r["type"] != "outcome_analysis"]
     for problem in problems:
         print(f"livecert outcomes: {problem}", file=sys.stderr)

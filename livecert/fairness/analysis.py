@@ -4,7 +4,14 @@ and what of the history was left out, as data (`outcome-analysis.json`) and as t
 from dataclasses import asdict
 from typing import Any
 
-from livecert.fairness.battery import DUTIES, LEVEL, MIN_ROUNDS, judge, run_battery
+from livecert.fairness.battery import (
+    DUTIES,
+    LEVEL,
+    MIN_ROUNDS,
+    judge,
+    rounds_per_part,
+    run_battery,
+)
 from livecert.fairness.history import History
 from livecert.fairness.power import power_of
 
@@ -17,7 +24,10 @@ def analyse(history: History, detect: float | None = None) -> dict[str, Any]:
     tests = run_battery(history)
     verdicts = judge(history, tests)
     ran = [t for t in tests if t.ran]
-    power = power_of(history.game, history.in_order, len(history), len(ran), detect)
+    sizes = rounds_per_part(history).values()
+    power = power_of(
+        history.game, history.in_order, min(sizes, default=0), len(ran), detect, len(sizes)
+    )
     parts = []
     for index, (shaker, dealer) in enumerate(history.part_keys):
         count = int((history.parts == index).sum())
@@ -67,6 +77,9 @@ def as_text(analysis: dict[str, Any]) -> str:
         f"Outcome analysis of {game}: {analysis['rounds_tested']:,} rounds tested of "
         f"{analysis['rows_read']:,} read from {analysis['source']}",
     ]
+    if "history" in analysis:
+        kept = analysis["history"]
+        lines.append(f"  the history analysed: {kept['file']} (sha256 {kept['sha256']})")
     for why, count in analysis["left_out"].items():
         lines.append(f"  left out: {count:,} {why}")
     if len(analysis["parts"]) > 1:

@@ -52,6 +52,17 @@ def _faces(dice: np.ndarray) -> np.ndarray:
     return np.bincount(dice.ravel() - 1, minlength=6)[:6]
 
 
+def _not_ordered(name: str, part: str, n: int) -> StatTest:
+    """The within-round test a history without the order thrown cannot have: REG-FAIR-02 is
+    then not tested (a dependence within a round cannot be told from one loaded die)."""
+    test = StatTest(name, INDEPENDENCE, part, "contingency chi-square", n)
+    test.not_run = (
+        "not given in the order thrown (in_order): a dependence within a round cannot be told "
+        "from one biased die or token"
+    )
+    return test
+
+
 def sicbo_tests(history: History, part: str) -> list[StatTest]:
     dice, stretches = history.outcomes.astype(np.int64), history.stretches
     totals = dice.sum(axis=1)
@@ -106,18 +117,7 @@ def sicbo_tests(history: History, part: str) -> list[StatTest]:
                 )
             )
     else:
-        within = StatTest(
-            "the dice of a roll against each other",
-            INDEPENDENCE,
-            part,
-            "contingency chi-square",
-            len(dice),
-        )
-        within.not_run = (
-            "the dice are not given in the order thrown: a dependence within a roll cannot be "
-            "told from one loaded die without it (runs and serial correlation still run)"
-        )
-        tests.append(within)
+        tests.append(_not_ordered("the dice of a roll against each other", part, len(dice)))
     not_triple = triple_of == 0
     small = (totals <= 10)[not_triple].astype(np.int8)
     tests.append(runs("runs of Small and Big", INDEPENDENCE, part, small, stretches[not_triple]))
@@ -165,6 +165,20 @@ def xocdia_tests(history: History, part: str) -> list[StatTest]:
                     ["red", "white"],
                 )
             )
+    if history.in_order:
+        for a, b in ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)):
+            tests.append(
+                contingency(
+                    f"token {a + 1} against token {b + 1} in the same round",
+                    INDEPENDENCE,
+                    part,
+                    tokens[:, a] + 1,
+                    tokens[:, b] + 1,
+                    2,
+                )
+            )
+    else:
+        tests.append(_not_ordered("the tokens of a round against each other", part, len(red)))
     tests.append(
         runs("runs of even and odd", INDEPENDENCE, part, (red % 2).astype(np.int8), stretches)
     )
@@ -206,34 +220,69 @@ def run_battery(history: History) -> list[StatTest]:
     return tests
 
 
-def rounds_per_device(history: History) -> dict[str, int]:
-    """Rounds per shaker (or dice set): the physical device GLI-19 counts outcomes of."""
-    devices: dict[str, int] = {}
-    for index, (shaker, _) in enumerate(history.part_keys):
-        devices[shaker] = devices.get(shaker, 0) + int(np.sum(history.parts == index))
-    return devices
+def rounds_per_part(history: History) -> dict[str, int]:
+    """Rounds per part (one shaker and one dealer): each is tested on its own, so each must
+    hold the outcomes GLI-19 asks of a physical device."""
+    return {
+        _part_name(history, index): int(np.sum(history.parts == index))
+        for index in range(len(history.part_keys))
+    }
+
+
+ACROSS_ROUNDS = ("runs", "Ljung-Box")  # the methods that look at rounds one after another
+
+
+def _not_run(tests: list[StatTest]) -> list[str]:
+    return [f"{t.name} ({t.part}): {t.not_run}" for t in tests if not t.ran]
 
 
 def judge(history: History, tests: list[StatTest]) -> dict[str, DutyVerdict]:
-    """Each duty from its own tests: failed where one failed; passed only where its tests ran
-    on enough outcomes of every device; otherwise not tested, with the reason."""
-    devices = rounds_per_device(history)
-    short = {d or "the table": n for d, n in devices.items() if n < MIN_ROUNDS}
+    """Each duty from its own tests: failed where one failed; passed only where every one of
+    its tests ran and held on every part, each of at least 10,000 rounds; otherwise not tested,
+    with the reason. A part whose rounds depend on earlier ones (REG-FAIR-02's runs or serial
+    correlation failed there) cannot be judged by the chi-square tests, which assume
+    independent rounds: its distribution is not tested rather than failed for it."""
+    short = {p: n for p, n in rounds_per_part(history).items() if n < MIN_ROUNDS}
+    broken = [t for t in tests if t.duty == INDEPENDENCE and t.ran and not t.passed]
+    across = {t.part for t in broken if t.method in ACROSS_ROUNDS}
+    within = {t.part for t in broken if t.method not in ACROSS_ROUNDS} - across
+
+    def judgeable(test: StatTest) -> bool:
+        """A distribution test whose assumptions the independence tests did not break."""
+        if test.duty == INDEPENDENCE:
+            return True
+        return test.part not in across and (test.part not in within or test.one_position)
+
     verdicts = {}
     for duty in DUTIES:
         own = [t for t in tests if t.duty == duty]
-        failed = [f"{t.name} ({t.part})" for t in own if t.ran and not t.passed]
+        judged = [t for t in own if judgeable(t)]
+        failed = [f"{t.name} ({t.part})" for t in judged if t.ran and not t.passed]
+        reasons = []
+        if duty == DISTRIBUTION and across:
+            reasons.append(
+                f"the rounds of {'; '.join(sorted(across))} depend on earlier rounds "
+                "(REG-FAIR-02), so the chi-square tests, which assume independent rounds, "
+                "cannot judge their distribution"
+            )
+        if duty == DISTRIBUTION and within:
+            reasons.append(
+                f"the dice or tokens of a round of {'; '.join(sorted(within))} depend on each "
+                "other (REG-FAIR-02), so only the tests of one die or token at a time can judge "
+                "their distribution"
+            )
         if failed:
             verdicts[duty] = DutyVerdict("failed", "", failed)
-        elif not any(t.ran for t in own):
-            verdicts[duty] = DutyVerdict("not-tested", "no test could run on this history")
-        elif short:
-            named = ", ".join(f"{d}: {n:,}" for d, n in short.items())
-            verdicts[duty] = DutyVerdict(
-                "not-tested",
+            continue
+        if not_run := _not_run(judged):
+            reasons.append("not run: " + "; ".join(not_run))
+        if short:
+            named = "; ".join(f"{p}: {n:,}" for p, n in short.items())
+            reasons.append(
                 f"fewer outcomes than the {MIN_ROUNDS:,} GLI-19 §3.4.2 asks of a physical "
-                f"device ({named}); no test failed",
+                f"device ({named}); no test failed"
             )
-        else:
-            verdicts[duty] = DutyVerdict("passed")
+        verdicts[duty] = (
+            DutyVerdict("not-tested", "; ".join(reasons)) if reasons else DutyVerdict("passed")
+        )
     return verdicts

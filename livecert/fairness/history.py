@@ -14,6 +14,7 @@ import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from itertools import product
 from pathlib import Path
 from typing import NamedTuple
@@ -91,13 +92,16 @@ def _flag(value: object, where: str) -> bool:
     raise HistoryError(f"{where}: in_order={value!r} is not true or false")
 
 
+_FACES = frozenset("123456")
+
+
 def _dice(items: list, where: str) -> tuple[int, ...]:
     if len(items) != 3:
         raise HistoryError(f"{where}: a Sic Bo result has three dice, this one {len(items)}")
     dice = []
     for item in items:
         text = str(item).strip()
-        if isinstance(item, bool) or not text.isdigit() or not 1 <= int(text) <= 6:
+        if isinstance(item, bool) or text not in _FACES:  # ASCII 1-6 only: not "²", not "١"
             raise HistoryError(f"{where}: die {item!r} is not a whole number from 1 to 6")
         dice.append(int(text))
     return tuple(dice)
@@ -138,7 +142,11 @@ def _result_items(value: object, where: str) -> list:
     raise HistoryError(f"{where}: result={value!r} is not dice or tokens")
 
 
-def _game_of(items: list) -> str:
+def _game_of(items: list, where: str = "") -> str:
+    if len(items) not in (3, 4):
+        raise HistoryError(
+            f"{where}: a result is three dice or four tokens, this one has {len(items)} items"
+        )
     return "sicbo" if len(items) == 3 else "xocdia"
 
 
@@ -159,7 +167,7 @@ def check_row(raw: dict, line: int, game: str | None, where: str) -> Row:
         outcome = written
     elif raw.get("result") not in (None, ""):
         items = _result_items(raw["result"], at)
-        game = game or _game_of(items)
+        game = game or _game_of(items, at)
         outcome = _dice(items, at) if game == "sicbo" else _tokens(items, at)
     elif status not in LEFT_OUT:
         raise HistoryError(f"{at}: result is missing")
@@ -177,16 +185,19 @@ def check_row(raw: dict, line: int, game: str | None, where: str) -> Row:
 
 def _csv_rows(text: str, where: str) -> Iterator[tuple[int, dict]]:
     reader = csv.DictReader(io.StringIO(text))
-    header = reader.fieldnames or []
-    missing = [c for c in ("round_id", "result") if c not in header]
-    if missing:
-        raise HistoryError(
-            f"{where}:1: the header lacks {', '.join(missing)} (columns: {', '.join(COLUMNS)})"
-        )
-    for raw in reader:
-        if None in raw:
-            raise HistoryError(f"{where}:{reader.line_num}: more fields than the header names")
-        yield reader.line_num, raw
+    try:
+        header = reader.fieldnames or []
+        missing = [c for c in ("round_id", "result") if c not in header]
+        if missing:
+            raise HistoryError(
+                f"{where}:1: the header lacks {', '.join(missing)} (columns: {', '.join(COLUMNS)})"
+            )
+        for raw in reader:
+            if None in raw:
+                raise HistoryError(f"{where}:{reader.line_num}: more fields than the header names")
+            yield reader.line_num, raw
+    except csv.Error as error:  # a field past csv's limit, a stray quote
+        raise HistoryError(f"{where}:{reader.line_num}: not CSV ({error})") from None
 
 
 def _json_rows(text: str, where: str) -> Iterator[tuple[int, dict]]:
@@ -197,6 +208,8 @@ def _json_rows(text: str, where: str) -> Iterator[tuple[int, dict]]:
             raw = json.loads(line)
         except json.JSONDecodeError as error:
             raise HistoryError(f"{where}:{number}: not JSON ({error.msg})") from None
+        except ValueError as error:  # an integer past Python's digit limit
+            raise HistoryError(f"{where}:{number}: not JSON ({error})") from None
         if not isinstance(raw, dict):
             raise HistoryError(f"{where}:{number}: a row is a JSON object")
         yield number, raw
@@ -209,16 +222,38 @@ def read_history_file(path: Path, game: str | None = None) -> list[Row]:
     except (OSError, UnicodeDecodeError) as error:
         raise HistoryError(f"{path}: cannot be read ({error})") from None
     first = text.lstrip()[:1]
+    if first == "[":
+        raise HistoryError(
+            f"{path}: a JSON array; write one JSON object a line (JSON lines), or CSV"
+        )
     rows = _json_rows(text, str(path)) if first == "{" else _csv_rows(text, str(path))
     return checked_rows(((n, raw) for n, raw in rows), game, str(path))
+
+
+def _time(text: str, where: str) -> datetime:
+    """An ISO 8601 time; one without a zone is taken as UTC (a history keeps one clock)."""
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise HistoryError(f"{where}: time={text!r} is not an ISO 8601 time") from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def checked_rows(rows: Iterable[tuple[int, dict]], game: str | None, where: str) -> list[Row]:
     """Rows checked one by one, and together: one game, no round id twice."""
     checked: list[Row] = []
     seen: dict[str, int] = {}
+    last: tuple[datetime, int] | None = None  # the latest time so far, and its line
     for line, raw in rows:
         row = check_row(raw, line, game, where)
+        if row.time:
+            when = _time(row.time, f"{where}:{line}")
+            if last is not None and when < last[0]:
+                raise HistoryError(
+                    f"{where}:{line}: time {row.time} is before line {last[1]}'s: a history is "
+                    "read oldest first (the runs and serial correlation follow its order)"
+                )
+            last = (when, line)
         if row.outcome:
             game = game or _game_of(list(row.outcome))
         if row.round_id in seen:

@@ -57,6 +57,7 @@ class Power:
     bias: float | None  # the smallest d found with 90% power; None without rounds
     detect: float | None = None  # the bias a lab named (--detect)
     rounds_needed: int | None = None
+    parts: int = 1  # each part is tested on its own: `rounds` is the smallest part's
 
     @property
     def probability(self) -> float | None:
@@ -72,8 +73,14 @@ class Power:
         )
         lines = []
         if self.bias is not None:
+            where = (
+                f"On each of the {self.parts} parts (each tested on its own; the smallest has "
+                f"{self.rounds:,} rounds)"
+                if self.parts > 1
+                else f"On these {self.rounds:,} rounds"
+            )
             lines.append(
-                f"On these {self.rounds:,} rounds, {what} with probability "
+                f"{where}, {what} with probability "
                 f"{self.probability:.4f} or more (fair {fair}) would be found with "
                 f"{POWER:.0%} power ({how}, at {self.level:.2g}: 0.01 over the "
                 f"{self.tests} tests, a bound below Holm's power)."
@@ -88,8 +95,15 @@ class Power:
 
 
 def power_of(
-    game: str, in_order: bool, rounds: int, tests: int, detect: float | None = None
+    game: str,
+    in_order: bool,
+    rounds: int,
+    tests: int,
+    detect: float | None = None,
+    parts: int = 1,
 ) -> Power:
+    """The power of the test that sees the model's bias best, on `rounds` (the smallest part's
+    when the history is tested in `parts`)."""
     key = (game, in_order)
     level = LEVEL / max(tests, 1)
     needed = noncentrality_needed(DF[key], level)
@@ -98,4 +112,4 @@ def power_of(
     rounds_needed = None
     if detect is not None:
         rounds_needed = int(np.ceil(needed / (SHIFT[key] * counted * detect * detect)))
-    return Power(game, in_order, rounds, tests, level, bias, detect, rounds_needed)
+    return Power(game, in_order, rounds, tests, level, bias, detect, rounds_needed, parts)

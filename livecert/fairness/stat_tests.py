@@ -34,6 +34,7 @@ class StatTest:
     expected: list[float] | None = None
     labels: list[str] | None = None
     note: str = ""
+    one_position: bool = False  # of one die's or one token's own outcomes (in order only)
 
     @property
     def ran(self) -> bool:
@@ -90,15 +91,19 @@ def chi_square(
     return result
 
 
-def contingency(name: str, duty: str, part: str, a: np.ndarray, b: np.ndarray) -> StatTest:
-    """Independence of two dice of the same rolls: a 6 x 6 table, chi-square on its margins."""
-    table = np.zeros((6, 6))
+def contingency(
+    name: str, duty: str, part: str, a: np.ndarray, b: np.ndarray, faces: int = 6
+) -> StatTest:
+    """Independence of two dice (or tokens) of the same rounds: a faces x faces table (values
+    1..faces), chi-square on its margins."""
+    table = np.zeros((faces, faces))
     np.add.at(table, (a - 1, b - 1), 1)
     result = StatTest(name, duty, part, "contingency chi-square", len(a))
     expected = np.outer(table.sum(1), table.sum(0)) / max(len(a), 1)
     if len(a) == 0 or expected.min() < MIN_EXPECTED:
         result.not_run = (
-            f"too few rounds: a cell of the 6 x 6 table expects under {MIN_EXPECTED:g} rolls"
+            f"too few rounds: a cell of the {faces} x {faces} table expects under "
+            f"{MIN_EXPECTED:g} rounds"
         )
         return result
     found = stats.chi2_contingency(table, correction=False)

@@ -50,7 +50,9 @@ def outcome_chart(analysis: dict) -> Chart | None:
     """One figure per analysed history: its pooled distributions and its serial correlation."""
     ran = [t for t in analysis["tests"] if "not_run" not in t and t.get("observed")]
     panels = [t for t in ran if t["name"] in SHOWN and t["part"] == ran[0]["part"]] if ran else []
-    serial = [t for t in ran if t["name"].startswith(SERIAL)][:1]
+    parts = len(analysis.get("parts") or [])
+    first = ran[0]["part"] if ran else None  # the first part: a chart per part would be a wall
+    serial = [t for t in ran if t["name"].startswith(SERIAL) and t["part"] == first][:1]
     if not panels and not serial:
         return None
     count = len(panels) + len(serial)
@@ -58,14 +60,14 @@ def outcome_chart(analysis: dict) -> Chart | None:
     for place, test in zip(axes[0], panels, strict=False):
         _counts_panel(place, test)
     if serial:
-        _serial_panel(axes[0][-1], serial[0], analysis["rounds_tested"])
+        _serial_panel(axes[0][-1], serial[0], serial[0]["n"])  # the band of its own part
     axes[0][0].legend(  # below the bars: over them it would hide a short one
         fontsize=LABEL_POINTS, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2
     )
     game = analysis["game"]
     figure.suptitle(
         f"{game}: {analysis['rounds_tested']:,} outcomes against fair {game} "
-        f"({panels[0]['part'] if panels else serial[0]['part']})",
+        f"({first}{f'; the first of {parts} parts' if parts > 1 else ''})",
         fontsize=10,
     )
     return Chart(

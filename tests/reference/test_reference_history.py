@@ -194,7 +194,8 @@ def test_the_history_and_the_opening_of_a_round_share_their_path(
     assert _page(api, table) == {"rounds": [], "next": None}
     assert api.post(f"/v1/tables/{table}/rounds", json={}, headers=DEALER).status_code == 201
     other = api.client.request("PUT", f"/v1/tables/{table}/rounds")
-    assert other.status_code == 405 and other.headers["allow"] == "GET, POST"
+    assert other.status_code == 405  # Starlette keeps a route's methods as a set: any order
+    assert set(other.headers["allow"].split(", ")) == {"GET", "POST"}
 
 
 def test_the_capability_is_declared_and_can_be_left_undeclared(make_app: AppFactory) -> None:

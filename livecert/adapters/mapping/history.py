@@ -114,6 +114,11 @@ class Page:
         )
 
     def _round(self, index: int, found: dict) -> HistoryRound:
+        if found.get("round_id") in (None, ""):
+            raise TargetError(
+                OPERATION,
+                f"round number {index + 1} of a page of table {self.table_id}'s history has no id",
+            )
         round_id = str(found["round_id"])
         if found.get("state") not in FINISHED:
             raise TargetError(
