@@ -36,21 +36,30 @@ def vendor_server(
     command += ["--session-requests", str(session_requests), "--paytable", paytable]
     for fault in faults:
         command += ["--fault", fault]
+    url = f"http://127.0.0.1:{port}"
+    with example_server(command, env, url + "/api/v2/ping", "the vendor server") as server:
+        yield url, {**env, "VENDOR_PID": str(server.pid)}
+
+
+@contextmanager
+def example_server(
+    command: list[str], env: dict[str, str], probe: str, what: str
+) -> Iterator[subprocess.Popen]:
+    """An example server started from the repository, once `probe` answers; stopped after."""
     server = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
         while True:
             try:
-                requests.get(url + "/api/v2/ping", timeout=1)
+                requests.get(probe, timeout=1)
                 break
             except requests.RequestException:
                 if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("the vendor server did not start") from None
+                    raise RuntimeError(f"{what} did not start") from None
                 time.sleep(0.1)
-        yield url, {**env, "VENDOR_PID": str(server.pid)}
+        yield server
     finally:
         server.terminate()
         server.wait(timeout=10)

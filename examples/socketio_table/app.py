@@ -1,0 +1,286 @@
+"""A live table that pushes its rounds over Socket.IO, on the example engine (second_server).
+
+Shaped like the public Tai Xiu / Xoc Dia servers: each table plays rounds on a timer whatever its
+players do; every client of the namespace `/live` that joined a table is pushed `round:open`,
+`round:close`, `round:result`, and each player its own `bet:settled` and `wallet` messages. A bet
+is an emitted `bet` event; its acknowledgement is the answer (taken or refused). Amounts are
+integer cents. Accounts, the wallet and the next outcome (a test hook) are plain HTTP.
+
+Seeded faults (`--fault`), each breaking one clause a stream shows:
+- `late-ack`: a bet sent while betting is open is acknowledged (and taken) after the close
+  message went out (SB-RND-01 / XD-RND-01, REG-COMMIT-01).
+- `settlement-pays-wrong`: the pushed settlement of a winning bet shows one cent more than the
+  wallet is credited (REG-SETTLE-01).
+- `result-before-close`: the result is pushed before the close message (REG-COMMIT-01).
+- `disconnected-settlement-lost`: a player not connected when the round settles is never
+  credited nor told (REG-MONEY-01, TBL-DISC-02).
+"""
+
+import asyncio
+import contextlib
+import json
+import random
+import secrets
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import socketio
+from starlette.applications import Starlette
+from starlette.requests import Request as HttpRequest
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from examples.second_server.casino import Casino, Refusal, Request
+from examples.second_server.money import fmt, parse_cents
+
+NAMESPACE = "/live"
+FAULTS = (
+    "late-ack",
+    "settlement-pays-wrong",
+    "result-before-close",
+    "disconnected-settlement-lost",
+)
+TABLES = {"sicbo-1": "sicbo", "xocdia-1": "xocdia"}
+
+
+@dataclass
+class Timing:
+    betting_ms: int = 200  # how long a round takes bets
+    settle_ms: int = 50  # from the close to the result
+    pause_ms: int = 50  # from one round's result to the next round
+
+
+@dataclass
+class LiveState:
+    """What the pushes need beside the engine: who is connected, what is forced next."""
+
+    sids: dict[str, str] = field(default_factory=dict)  # socket id -> player id
+    forced: dict[str, list] = field(default_factory=dict)  # table -> the next outcome
+    current: dict[str, str] = field(default_factory=dict)  # table -> the round taking bets
+
+
+def _request(role: str | None, player: str | None = None, body: Any = None, **params: str):
+    raw = b"" if body is None else json.dumps(body).encode("utf-8")
+    headers = {"content-type": "application/json"}
+    return Request(role, player, params, {}, headers, raw)
+
+
+class LiveTables:
+    """The engine, its tables played on a timer, and the Socket.IO server that pushes them."""
+
+    def __init__(
+        self, operator_token: str, timing: Timing, faults: frozenset[str], seed: int | None
+    ) -> None:
+        self.casino = Casino(operator_token, secrets.token_urlsafe(16))
+        self.operator_token, self.timing, self.faults = operator_token, timing, faults
+        self.random = random.Random(seed)
+        self.state = LiveState()
+        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins=[])
+        for table, game in TABLES.items():
+            _, made = self.casino.create_table(
+                _request("operator", body={"game": game, "name": table})
+            )
+            self.casino.tables[table] = self.casino.tables.pop(made["table_id"])
+            self.casino.tables[table].id = table
+        self._register()
+        self._tasks: list[asyncio.Task] = []
+
+    # -- the Socket.IO side ---------------------------------------------------------------------
+
+    def _register(self) -> None:
+        sio = self.sio
+
+        @sio.on("connect", namespace=NAMESPACE)
+        async def connect(sid: str, environ: dict, auth: Any) -> bool:
+            token = auth.get("token") if isinstance(auth, dict) else None
+            role, player = self.casino.identify(f"Bearer {token}" if token else None)
+            if role != "player" or player is None:
+                raise socketio.exceptions.ConnectionRefusedError("a player's token is required")
+            self.state.sids[sid] = player
+            self.casino.players[player].connected = True
+            return True
+
+        @sio.on("disconnect", namespace=NAMESPACE)
+        async def disconnect(sid: str, *_: Any) -> None:
+            player = self.state.sids.pop(sid, None)
+            if player and player not in self.state.sids.values():
+                self.casino.players[player].connected = False
+
+        @sio.on("join", namespace=NAMESPACE)
+        async def join(sid: str, data: Any) -> dict:
+            table = data.get("table") if isinstance(data, dict) else None
+            if table not in TABLES:
+                return {"ok": False, "code": "NO_TABLE", "message": f"no table {table!r}"}
+            await sio.enter_room(sid, table, namespace=NAMESPACE)
+            return {"ok": True, "table": table, "game": TABLES[table],
+                    "round": self.state.current.get(table)}  # fmt: skip
+
+        @sio.on("bet", namespace=NAMESPACE)
+        async def bet(sid: str, data: Any) -> dict:
+            return await self._bet(sid, data)
+
+    async def _bet(self, sid: str, data: Any) -> dict:
+        player = self.state.sids.get(sid)
+        if not isinstance(data, dict) or player is None:
+            return {
+                "ok": False,
+                "code": "BAD_BET",
+                "message": "a bet is {round, selection, amount}",
+            }
+        amount = data.get("amount")
+        if type(amount) is not int or amount <= 0:
+            return {"ok": False, "code": "BAD_AMOUNT", "message": "amount is whole cents above 0"}
+        if "late-ack" in self.faults:  # FAULT late-ack: answered after the close went out
+            rnd = self.casino.rounds.get(str(data.get("round")))
+            if rnd is not None:
+                while self.state.current.get(rnd.table_id) == rnd.id:
+                    await asyncio.sleep(0.005)
+                await asyncio.sleep(0.02)  # the close message is out
+                rnd.phase = "betting"  # the engine takes it as if betting were still open
+                rnd.ends_at = rnd.ends_at + 10**9
+        slip = {"bets": [{"selection": str(data.get("selection")), "stake": fmt(amount)}]}
+        request = _request("player", player, slip, round_id=str(data.get("round")))
+        if key := data.get("key"):
+            request.headers["idempotency-key"] = str(key)
+        try:
+            _, placed = self.casino.place_bets(request)
+        except Refusal as refusal:
+            return {"ok": False, "code": refusal.code, "message": refusal.message}
+        finally:
+            if "late-ack" in self.faults and (
+                rnd := self.casino.rounds.get(str(data.get("round")))
+            ):
+                rnd.phase, rnd.ends_at = "closed", rnd.ends_at - 10**9
+        return {
+            "ok": True,
+            "bets": [
+                {"id": b["bet_id"], "selection": b["selection"], "amount": parse_cents(b["stake"])}
+                for b in placed["bets"]
+            ],
+            "balance": self.casino.players[player].balance,
+        }
+
+    # -- the tables' timers ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        for table in TABLES:
+            self._tasks.append(asyncio.get_running_loop().create_task(self._play(table)))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _draw(self, table: str) -> list:
+        forced = self.state.forced.pop(table, None)
+        if forced is not None:
+            return forced
+        if TABLES[table] == "sicbo":
+            return [self.random.randint(1, 6) for _ in range(3)]
+        return [self.random.choice("rw") for _ in range(4)]
+
+    async def _emit(self, event: str, data: dict, to: str) -> None:
+        await self.sio.emit(event, data, to=to, namespace=NAMESPACE)
+
+    async def _play(self, table: str) -> None:
+        timing, game = self.timing, TABLES[table]
+        while True:
+            _, opened = self.casino.open_round(
+                _request("dealer", body={"countdown_ms": timing.betting_ms}, table_id=table)
+            )
+            rid = opened["round_id"]
+            if game == "xocdia":
+                self.casino.event(_request("dealer", body={"type": "shake"}, round_id=rid))
+            self.state.current[table] = rid
+            await self._emit("round:open", {"table": table, "round": rid,
+                                            "bettingMs": timing.betting_ms}, table)  # fmt: skip
+            await asyncio.sleep(timing.betting_ms / 1000)
+            outcome = self._draw(table)
+            key = "dice" if game == "sicbo" else "tokens"
+            early = "result-before-close" in self.faults  # FAULT result-before-close
+            if early:
+                await self._emit(
+                    "round:result", {"table": table, "round": rid, key: outcome}, table
+                )
+            self.casino.close(_request("dealer", round_id=rid))
+            self.state.current.pop(table, None)
+            await self._emit("round:close", {"table": table, "round": rid}, table)
+            await asyncio.sleep(timing.settle_ms / 1000)
+            before = {p.id: p.balance for p in self.casino.players.values()}
+            self.casino.result(_request("dealer", body={key: outcome}, round_id=rid))
+            if not early:
+                await self._emit(
+                    "round:result", {"table": table, "round": rid, key: outcome}, table
+                )
+            await self._settle(self.casino.rounds[rid], before)
+            await asyncio.sleep(timing.pause_ms / 1000)
+
+    async def _settle(self, rnd, before: dict[str, int]) -> None:
+        """Each bet's settlement and the wallet pushed to its player's connections."""
+        for bet in rnd.bets:
+            player = self.casino.players[bet.player_id]
+            if "disconnected-settlement-lost" in self.faults and not player.connected:
+                player.balance = before[player.id]  # FAULT disconnected-settlement-lost
+                continue
+            shown = bet.returned or 0
+            if "settlement-pays-wrong" in self.faults and bet.outcome == "win":
+                shown += 1  # FAULT settlement-pays-wrong: the message, not the wallet
+            message = {"round": rnd.id, "bet": bet.id, "selection": bet.selection,
+                       "amount": bet.stake, "outcome": bet.outcome, "returned": shown}  # fmt: skip
+            for sid, pid in list(self.state.sids.items()):
+                if pid == player.id:
+                    await self._emit("bet:settled", message, sid)
+                    await self._emit("wallet", {"balance": player.balance}, sid)
+
+    # -- the HTTP side --------------------------------------------------------------------------
+
+    def http(self) -> Starlette:
+        async def accounts(request: HttpRequest) -> JSONResponse:
+            if request.headers.get("x-admin-token") != self.operator_token:
+                return JSONResponse({"error": "admin token required"}, status_code=401)
+            body = await request.json()
+            status, made = self.casino.create_player(
+                _request("operator", body={"balance": str(body.get("balance"))})
+            )
+            return JSONResponse({"player": made["player_id"], "token": made["token"]}, status)
+
+        async def wallet(request: HttpRequest) -> JSONResponse:
+            role, player = self.casino.identify(request.headers.get("authorization"))
+            if role != "player" or player is None:
+                return JSONResponse({"error": "a player's token is required"}, status_code=401)
+            return JSONResponse({"balance": self.casino.players[player].balance})
+
+        async def force(request: HttpRequest) -> JSONResponse:
+            if request.headers.get("x-admin-token") != self.operator_token:
+                return JSONResponse({"error": "admin token required"}, status_code=401)
+            body = await request.json()
+            table, outcome = body.get("table"), body.get("dice") or body.get("tokens")
+            if table not in TABLES or not isinstance(outcome, list):
+                return JSONResponse({"error": "{table, dice|tokens}"}, status_code=422)
+            self.state.forced[table] = outcome
+            return JSONResponse({"table": table, "next": outcome})
+
+        async def tables(_: HttpRequest) -> JSONResponse:
+            return JSONResponse([{"table": t, "game": g} for t, g in TABLES.items()])
+
+        return Starlette(
+            routes=[
+                Route("/api/accounts", accounts, methods=["POST"]),
+                Route("/api/wallet", wallet, methods=["GET"]),
+                Route("/api/test/next-outcome", force, methods=["POST"]),
+                Route("/api/tables", tables, methods=["GET"]),
+            ],
+            lifespan=self._lifespan,
+        )
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, _: Starlette) -> AsyncIterator[None]:
+        self.start()
+        try:
+            yield
+        finally:
+            await self.stop()
+
+    def asgi(self) -> socketio.ASGIApp:
+        return socketio.ASGIApp(self.sio, other_asgi_app=self.http())

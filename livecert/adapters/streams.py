@@ -1,0 +1,272 @@
+"""Event streams of live tables: a Socket.IO namespace or a plain WebSocket, every message in and
+out kept as evidence, and waits on the stream instead of polls.
+
+Live-dealer platforms push the game: a round opens, betting closes, the result and the
+settlements arrive as messages, and bets often go the same way, each acknowledged. A stream here
+is one connection (a player's, or the table's); its `StreamLog` keeps every message with its
+time and direction, secrets masked, in the order it was seen. A step waits for "the next message
+that says X" (after a point of the log, within a deadline), and a wait that ends without one is a
+`StreamTimeout` naming what was awaited: never a hang. A stream that drops, refuses to join or
+sends a frame that is not what it declared is a `StreamError` (the run is incomplete, naming it).
+
+python-socketio 5 speaks the Socket.IO protocol of servers 3.x and later (Engine.IO 4); a 2.x
+server (Engine.IO 3) is refused with a message naming the version.
+"""
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from livecert.adapters.errors import TargetError
+from livecert.adapters.secrets import SECRETS
+
+IN, OUT, ACK = "in", "out", "ack"  # pushed by the target, sent by the harness, an answer to it
+DEFAULT_WAIT_S = 10.0
+
+
+class StreamError(TargetError):
+    """A stream that cannot be used: it refused to join, dropped, or sent a malformed frame."""
+
+    kind = "stream error"
+
+
+class StreamTimeout(StreamError):
+    """What a step waited for did not come within its deadline."""
+
+    kind = "stream timeout"
+
+
+@dataclass(frozen=True)
+class StreamMessage:
+    """One message of a stream as the evidence keeps it (its data masked)."""
+
+    seq: int
+    stream: str
+    direction: str  # in, out or ack
+    event: str  # the Socket.IO event, or the frame's kind on a plain WebSocket
+    data: Any
+    at: float  # epoch seconds, when the harness saw it or sent it
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "stream": self.stream,
+            "direction": self.direction,
+            "event": self.event,
+            "data": self.data,
+            "at": self.at,
+        }
+
+
+class StreamLog:
+    """Every message of a run's streams, in the order seen; waits wake as messages come."""
+
+    def __init__(self) -> None:
+        self._messages: list[StreamMessage] = []
+        self._changed = threading.Condition()
+        self._broken: dict[str, str] = {}  # stream -> why it cannot be read any more
+
+    def add(self, stream: str, direction: str, event: str, data: Any) -> StreamMessage:
+        with self._changed:
+            message = StreamMessage(
+                len(self._messages) + 1, stream, direction, event, SECRETS.mask_data(data),
+                time.time(),
+            )  # fmt: skip
+            self._messages.append(message)
+            self._changed.notify_all()
+            return message
+
+    def broken(self, stream: str, why: str) -> None:
+        with self._changed:
+            self._broken.setdefault(stream, why)
+            self._changed.notify_all()
+
+    @property
+    def last_seq(self) -> int:
+        with self._changed:
+            return len(self._messages)
+
+    def messages(self, stream: str | None = None) -> list[StreamMessage]:
+        with self._changed:
+            return [m for m in self._messages if stream is None or m.stream == stream]
+
+    def wait_for(
+        self,
+        stream: str,
+        match: Callable[[StreamMessage], bool],
+        what: str,
+        after: int = 0,
+        timeout: float = DEFAULT_WAIT_S,
+    ) -> StreamMessage:
+        """The first message of `stream` after seq `after` that `match` accepts, waiting up to
+        `timeout` seconds for it; StreamTimeout (naming `what`) or StreamError otherwise."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                for message in self._messages[after:]:
+                    if message.stream == stream and message.direction == IN and match(message):
+                        return message
+                if stream in self._broken:
+                    raise StreamError(f"waiting for {what}", self._broken[stream])
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise StreamTimeout(
+                        f"waiting for {what}", f"nothing of the kind within {timeout:g} s"
+                    )
+                self._changed.wait(left)
+
+
+class SocketIOStream:
+    """One Socket.IO connection to a namespace, every event recorded (python-socketio)."""
+
+    def __init__(
+        self,
+        name: str,
+        url: str,
+        log: StreamLog,
+        namespace: str = "/",
+        auth: dict | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: float = DEFAULT_WAIT_S,
+    ) -> None:
+        self.name, self.url, self.log, self.namespace = name, url, log, namespace
+        self.auth, self.headers, self.timeout = auth, headers or {}, timeout
+        self._client: Any = None
+        self._closing = False
+
+    def connect(self) -> None:
+        import socketio  # only a run with streams pays for it
+
+        client = socketio.Client(reconnection=False)
+        client.on("*", self._received, namespace=self.namespace)
+        client.on("disconnect", self._dropped, namespace=self.namespace)
+        refused: list[Any] = []  # what the target said when it refused the namespace
+        client.on("connect_error", refused.append, namespace=self.namespace)
+        try:
+            client.connect(
+                self.url, namespaces=[self.namespace], auth=self.auth, headers=self.headers,
+                transports=["websocket"], wait_timeout=self.timeout,
+            )  # fmt: skip
+        except socketio.exceptions.ConnectionError as error:
+            said = refused[0] if refused else None
+            why = said.get("message") if isinstance(said, dict) else said
+            raise StreamError(
+                f"joining {self.url} {self.namespace}",
+                f"the target refused: {why}" if why else _why(error),
+            ) from None
+        self._client = client
+
+    def _received(self, event: str, *data: Any) -> None:
+        self.log.add(self.name, IN, event, data[0] if len(data) == 1 else list(data))
+
+    def _dropped(self, *_: Any) -> None:
+        if not self._closing:  # not the harness's own close
+            self.log.broken(self.name, "the target closed the stream")
+
+    def emit(self, event: str, data: Any, timeout: float | None = None) -> Any:
+        """Send `event` and wait for its acknowledgement: the answer, recorded too."""
+        import socketio
+
+        if self._client is None:
+            raise StreamError(f"sending {event}", "the stream is not connected")
+        self.log.add(self.name, OUT, event, data)
+        wait = timeout or self.timeout
+        try:
+            answer = self._client.call(event, data, namespace=self.namespace, timeout=wait)
+        except socketio.exceptions.TimeoutError:
+            raise StreamTimeout(
+                f"sending {event}", f"no acknowledgement within {wait:g} s"
+            ) from None
+        except socketio.exceptions.BadNamespaceError as error:
+            raise StreamError(f"sending {event}", f"the stream is closed ({error})") from None
+        self.log.add(self.name, ACK, event, answer)
+        return answer
+
+    def close(self) -> None:
+        if self._client is not None:
+            client, self._client, self._closing = self._client, None, True
+            client.disconnect()
+
+
+def _why(error: Exception) -> str:
+    """A Socket.IO connection refusal in words; a 2.x server named by its version."""
+    text = str(error) or type(error).__name__
+    if "EIO=3" in text or "Unexpected status code 400" in text or "OPEN packet" in text:
+        return (
+            f"{text}: this may be a Socket.IO 2.x server (Engine.IO 3); the harness speaks "
+            "Socket.IO 3.x and later (python-socketio 5)"
+        )
+    return text
+
+
+class WebSocketStream:
+    """One plain WebSocket connection: frames of JSON (or text), each recorded; a frame's kind is
+    read from `kind_key` of its JSON object (e.g. "type")."""
+
+    def __init__(
+        self,
+        name: str,
+        url: str,
+        log: StreamLog,
+        kind_key: str = "type",
+        headers: dict[str, str] | None = None,
+        json_frames: bool = True,
+        timeout: float = DEFAULT_WAIT_S,
+    ) -> None:
+        self.name, self.url, self.log, self.kind_key = name, url, log, kind_key
+        self.headers, self.json_frames, self.timeout = headers or {}, json_frames, timeout
+        self._socket: Any = None
+        self._reader: threading.Thread | None = None
+
+    def connect(self) -> None:
+        from websockets.exceptions import WebSocketException
+        from websockets.sync.client import connect
+
+        try:  # entered as its context manager: left in close()
+            self._socket = connect(
+                self.url, additional_headers=self.headers, open_timeout=self.timeout
+            ).__enter__()
+        except (OSError, TimeoutError, WebSocketException) as error:
+            raise StreamError(f"opening {self.url}", str(error) or type(error).__name__) from None
+        self._reader = threading.Thread(target=self._read, name=f"stream-{self.name}", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            for frame in self._socket:
+                self._frame(frame)
+        except ConnectionClosed as closed:
+            self.log.broken(self.name, f"the target closed the stream ({closed})")
+            return
+        self.log.broken(self.name, "the target closed the stream")
+
+    def _frame(self, frame: str | bytes) -> None:
+        if not self.json_frames:
+            self.log.add(self.name, IN, "text", frame if isinstance(frame, str) else repr(frame))
+            return
+        try:
+            data = json.loads(frame)
+        except ValueError:
+            shown = frame if isinstance(frame, str) else repr(frame)
+            self.log.add(self.name, IN, "malformed", shown[:500])
+            self.log.broken(self.name, f"a frame that is not JSON: {shown[:200]!r}")
+            return
+        kind = data.get(self.kind_key) if isinstance(data, dict) else None
+        self.log.add(self.name, IN, str(kind) if kind is not None else "message", data)
+
+    def send(self, data: Any) -> None:
+        if self._socket is None:
+            raise StreamError("sending a frame", "the stream is not connected")
+        kind = data.get(self.kind_key) if isinstance(data, dict) else None
+        self.log.add(self.name, OUT, str(kind) if kind is not None else "message", data)
+        self._socket.send(json.dumps(data) if self.json_frames else str(data))
+
+    def close(self) -> None:
+        if self._socket is not None:
+            socket, self._socket = self._socket, None
+            socket.__exit__(None, None, None)

@@ -1,0 +1,211 @@
+"""Event streams (livecert/adapters/streams.py) against the example live table that pushes its
+rounds over Socket.IO (examples/socketio_table) and a plain WebSocket server made here: every
+message kept in order with its direction and time, secrets masked, waits that end with a clear
+error instead of hanging, and the seeded faults' message orders visible in the log."""
+
+import json
+import os
+import secrets
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import requests
+from vendor_support import example_server
+
+from livecert.adapters.secrets import SECRETS
+from livecert.adapters.streams import (
+    ACK,
+    IN,
+    OUT,
+    SocketIOStream,
+    StreamError,
+    StreamLog,
+    StreamTimeout,
+    WebSocketStream,
+)
+from livecert.harness.embedded import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@contextmanager
+def live_table(*faults: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """(URL, admin headers) of a running example live table, rounds of 200 ms."""
+    port, token = free_port(), secrets.token_hex(12)
+    command = [sys.executable, "-m", "examples.socketio_table", "--port", str(port), "--seed", "1"]
+    for fault in faults:
+        command += ["--fault", fault]
+    env = {**os.environ, "SOCKETIO_TABLE_ADMIN_TOKEN": token}
+    url = f"http://127.0.0.1:{port}"
+    with example_server(command, env, url + "/api/tables", "the live table"):
+        yield url, {"x-admin-token": token}
+
+
+def player(url: str, admin: dict[str, str]) -> str:
+    made = requests.post(
+        url + "/api/accounts", json={"balance": "100.00"}, headers=admin, timeout=5
+    )
+    token = made.json()["token"]
+    SECRETS.register_player_token(token)
+    return token
+
+
+def joined(url: str, token: str, log: StreamLog, table: str = "sicbo-1") -> SocketIOStream:
+    stream = SocketIOStream("player", url, log, "/live", auth={"token": token}, timeout=5)
+    stream.connect()
+    assert stream.emit("join", {"table": table})["ok"]
+    return stream
+
+
+def next_round(log: StreamLog, after: int) -> str:
+    opened = log.wait_for("player", lambda m: m.event == "round:open", "a round", after, 5)
+    return opened.data["round"]
+
+
+def test_a_round_is_seen_in_order_and_every_message_is_kept_masked() -> None:
+    log = StreamLog()
+    with live_table() as (url, admin):
+        token = player(url, admin)
+        stream = joined(url, token, log)
+        try:
+            round_id = next_round(log, log.last_seq)
+            answer = stream.emit(
+                "bet", {"round": round_id, "selection": "BIG", "amount": 100, "note": token}
+            )
+            assert answer["ok"], answer
+            [bet] = answer["bets"]
+
+            def of_round(event: str):
+                return lambda m: m.event == event and m.data.get("round") == round_id
+
+            closed = log.wait_for("player", of_round("round:close"), "the close", 0, 5)
+            result = log.wait_for("player", of_round("round:result"), "the result", 0, 5)
+            settled = log.wait_for(
+                "player", lambda m: m.event == "bet:settled" and m.data["bet"] == bet["id"],
+                "the bet's settlement", 0, 5,
+            )  # fmt: skip
+        finally:
+            stream.close()
+    assert closed.seq < result.seq < settled.seq
+    kept = log.messages("player")
+    assert [m.seq for m in kept] == sorted(m.seq for m in kept)
+    assert [m.at for m in kept] == sorted(m.at for m in kept)
+    sent = [m for m in kept if m.direction == OUT and m.event == "bet"]
+    acks = [m for m in kept if m.direction == ACK and m.event == "bet"]
+    assert len(sent) == len(acks) == 1 and sent[0].seq < acks[0].seq
+    shown = json.dumps([m.as_dict() for m in kept])
+    assert token not in shown and "$PLAYER_TOKEN[hmac:" in shown
+    assert {m.direction for m in kept} == {IN, OUT, ACK}
+
+
+def test_a_join_the_target_refuses_says_why() -> None:
+    with live_table() as (url, _):
+        stream = SocketIOStream(
+            "player", url, StreamLog(), "/live", auth={"token": "no"}, timeout=5
+        )
+        with pytest.raises(StreamError, match="a player's token is required"):
+            stream.connect()
+
+
+def test_a_wait_past_its_deadline_names_what_it_waited_for() -> None:
+    log = StreamLog()
+    with live_table() as (url, admin):
+        stream = joined(url, player(url, admin), log)
+        try:
+            started = time.monotonic()
+            with pytest.raises(StreamTimeout, match="waiting for a jackpot: nothing of the kind"):
+                log.wait_for("player", lambda m: m.event == "jackpot", "a jackpot", 0, 0.4)
+            assert time.monotonic() - started < 2
+        finally:
+            stream.close()
+
+
+@pytest.mark.parametrize(
+    ("fault", "first", "then"),
+    [("result-before-close", "round:result", "round:close"), (None, "round:close", "round:result")],
+)
+def test_the_order_of_close_and_result_is_in_the_log(fault, first, then) -> None:
+    log = StreamLog()
+    with live_table(*([fault] if fault else [])) as (url, admin):
+        stream = joined(url, player(url, admin), log)
+        try:
+            round_id = next_round(log, log.last_seq)
+            events = [
+                log.wait_for(
+                    "player", lambda m, e=e: m.event == e and m.data.get("round") == round_id,
+                    e, 0, 5,
+                )
+                for e in ("round:close", "round:result")
+            ]  # fmt: skip
+        finally:
+            stream.close()
+    order = [m.event for m in sorted(events, key=lambda m: m.seq)]
+    assert order == [first, then]
+
+
+def test_a_late_acknowledgement_comes_after_the_close_message() -> None:
+    """The `late-ack` fault: the bet is answered (and taken) after the close went out."""
+    log = StreamLog()
+    with live_table("late-ack") as (url, admin):
+        stream = joined(url, player(url, admin), log)
+        try:
+            round_id = next_round(log, log.last_seq)
+            answer = stream.emit("bet", {"round": round_id, "selection": "BIG", "amount": 100})
+        finally:
+            stream.close()
+    assert answer["ok"]
+    [close] = [
+        m for m in log.messages() if m.event == "round:close" and m.data["round"] == round_id
+    ]
+    [ack] = [m for m in log.messages() if m.direction == ACK and m.event == "bet"]
+    assert close.seq < ack.seq
+
+
+@contextmanager
+def websocket_server(frames: list[str]) -> Iterator[str]:
+    """A plain WebSocket server that sends `frames` to each client, then closes."""
+    from websockets.sync.server import serve
+
+    def handler(connection) -> None:
+        for frame in frames:
+            connection.send(frame)
+        time.sleep(0.1)
+
+    server = serve(handler, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"ws://127.0.0.1:{server.socket.getsockname()[1]}"
+    finally:
+        server.shutdown()
+
+
+def test_a_malformed_frame_and_a_closed_websocket_end_the_waits_clearly() -> None:
+    log = StreamLog()
+    frames = [json.dumps({"type": "round.open", "round": "R1"}), "<html>oops</html>"]
+    with websocket_server(frames) as url:
+        stream = WebSocketStream("table", url, log)
+        stream.connect()
+        opened = log.wait_for("table", lambda m: m.event == "round.open", "a round", 0, 5)
+        assert opened.data == {"type": "round.open", "round": "R1"}
+        with pytest.raises(StreamError, match="a frame that is not JSON: '<html>oops</html>'"):
+            log.wait_for("table", lambda m: m.event == "round.close", "the close", 0, 5)
+        stream.close()
+    log = StreamLog()
+    with websocket_server([json.dumps({"type": "hello"})]) as url:
+        stream = WebSocketStream("table", url, log)
+        stream.connect()
+        with pytest.raises(StreamError, match="the target closed the stream"):
+            log.wait_for("table", lambda m: m.event == "round.close", "the close", 0, 5)
+        stream.close()
+
+
+def test_a_websocket_that_is_not_there_is_a_clear_error() -> None:
+    stream = WebSocketStream("table", f"ws://127.0.0.1:{free_port()}", StreamLog(), timeout=2)
+    with pytest.raises(StreamError, match=r"opening ws://127\.0\.0\.1"):
+        stream.connect()
