@@ -131,14 +131,16 @@ class LiveTables:
         amount = data.get("amount")
         if type(amount) is not int or amount <= 0:
             return {"ok": False, "code": "BAD_AMOUNT", "message": "amount is whole cents above 0"}
-        if "late-ack" in self.faults:  # FAULT late-ack: answered after the close went out
-            rnd = self.casino.rounds.get(str(data.get("round")))
-            if rnd is not None:
-                while self.state.current.get(rnd.table_id) == rnd.id:
-                    await asyncio.sleep(0.005)
-                await asyncio.sleep(0.02)  # the close message is out
-                rnd.phase = "betting"  # the engine takes it as if betting were still open
-                rnd.ends_at = rnd.ends_at + 10**9
+        late = "late-ack" in self.faults  # FAULT late-ack: answered after the close went out
+        rnd = self.casino.rounds.get(str(data.get("round")))
+        late = late and rnd is not None and rnd.result is None
+        if late and rnd is not None:
+            while self.state.current.get(rnd.table_id) == rnd.id:
+                await asyncio.sleep(0.005)
+            await asyncio.sleep(0.02)  # the close message is out
+            late = rnd.result is None  # not yet settled: taken as if betting were still open
+            if late:
+                rnd.phase, rnd.ends_at = "betting", rnd.ends_at + 10**9
         slip = {"bets": [{"selection": str(data.get("selection")), "stake": fmt(amount)}]}
         request = _request("player", player, slip, round_id=str(data.get("round")))
         if key := data.get("key"):
@@ -148,9 +150,7 @@ class LiveTables:
         except Refusal as refusal:
             return {"ok": False, "code": refusal.code, "message": refusal.message}
         finally:
-            if "late-ack" in self.faults and (
-                rnd := self.casino.rounds.get(str(data.get("round")))
-            ):
+            if late and rnd is not None:
                 rnd.phase, rnd.ends_at = "closed", rnd.ends_at - 10**9
         return {
             "ok": True,

@@ -1,0 +1,159 @@
+"""The duties a live table's stream shows (livecert/harness/stream_judge.py), judged from real
+streams of the example Socket.IO table: clean, and with each seeded fault the stream can show,
+each failing its own clause and nothing else."""
+
+from decimal import Decimal
+
+import pytest
+import requests
+from test_streams import joined, live_table, next_round, player
+
+from livecert.adapters.errors import MappingAnswerError
+from livecert.adapters.streams import ACK, StreamLog
+from livecert.harness.live_events import (
+    BALANCE,
+    BET_ACKED,
+    BETTING_CLOSED,
+    RESULT,
+    ROUND_OPENED,
+    SETTLED,
+    EventRule,
+    read_events,
+)
+from livecert.harness.stream_judge import judge_stream
+from livecert.rules import load_paytable
+
+SICBO = load_paytable("sicbo")
+BETS = (("BIG", 100), ("SMALL", 200), ("ODD", 300))  # cents
+FORCED = [6, 6, 5]  # 17: BIG and ODD win 1:1, SMALL loses
+RULES = [
+    EventRule(ROUND_OPENED, "round:open", {"round_id": "round"}),
+    EventRule(BETTING_CLOSED, "round:close", {"round_id": "round"}),
+    EventRule(RESULT, "round:result", {"round_id": "round", "result": "dice"}),
+    EventRule(
+        BET_ACKED,
+        "bet",
+        {
+            "round_id": "sent.round",
+            "bet_id": "answer.bets[0].id",
+            "selection": "answer.bets[0].selection",
+            "amount": "answer.bets[0].amount",
+        },
+        direction=ACK,
+        when=("answer.ok", True),
+    ),
+    EventRule(
+        SETTLED,
+        "bet:settled",
+        {
+            "round_id": "round",
+            "bet_id": "bet",
+            "selection": "selection",
+            "amount": "amount",
+            "returned": "returned",
+        },
+    ),
+    EventRule(BALANCE, "wallet", {"balance": "balance"}),
+]
+
+
+def cents(value: object) -> Decimal:
+    return Decimal(int(value)).scaleb(-2)  # type: ignore[call-overload]
+
+
+def play(*faults: str) -> StreamLog:
+    """One round with three bets on a forced 6-6-5, every message kept, until the wallet after
+    the last settlement."""
+    log = StreamLog()
+    with live_table(*faults) as (url, admin):
+        stream = joined(url, player(url, admin), log)
+        try:
+            round_id = next_round(log, log.last_seq)
+            requests.post(
+                url + "/api/test/next-outcome", json={"table": "sicbo-1", "dice": FORCED},
+                headers=admin, timeout=5,
+            )  # fmt: skip
+            taken = 0
+            for selection, amount in BETS:
+                answer = stream.emit(
+                    "bet", {"round": round_id, "selection": selection, "amount": amount}
+                )
+                taken += bool(answer.get("ok"))
+            after = 0
+            for _ in range(taken):  # each taken bet's settlement, then the wallet after them
+                after = log.wait_for(
+                    "player", lambda m: m.event == "bet:settled", "a settlement", after, 5
+                ).seq
+            log.wait_for("player", lambda m: m.event == "wallet", "the wallet", after, 5)
+        finally:
+            stream.close()
+    return log
+
+
+def failed_clauses(log: StreamLog) -> set[str]:
+    events = read_events(log, RULES, cents)
+    verdict = judge_stream(events, SICBO, 2, "half-even", {"player": Decimal("100.00")})
+    assert verdict.checks, "nothing was judged"
+    return {c for check in verdict.failed for c in check.clauses}
+
+
+def test_a_clean_round_holds_every_check() -> None:
+    log = play()
+    events = read_events(log, RULES, cents)
+    verdict = judge_stream(events, SICBO, 2, "half-even", {"player": Decimal("100.00")})
+    assert not verdict.failed, verdict.failed
+    held = {c for check in verdict.checks for c in check.clauses}
+    assert {"SB-RND-01", "REG-COMMIT-01", "REG-SETTLE-01", "REG-MONEY-01"} <= held
+    assert {"SB-PAY-01", "SB-PAY-02", "SB-PAY-03"} <= held  # Small, Big, Odd's own rows
+    [payout] = [c for c in verdict.checks if "on BIG" in c.what]
+    assert "returned 2.00, the paytable 2.00" in payout.what
+
+
+@pytest.mark.parametrize(
+    ("fault", "clauses"),
+    [
+        ("late-ack", {"SB-RND-01", "REG-COMMIT-01"}),
+        ("result-before-close", {"REG-COMMIT-01"}),
+        # the pushed return is a cent over the paytable (Big's and Odd's rows), and the wallet,
+        # credited right, is then not the start less the stakes plus the returns pushed
+        ("settlement-pays-wrong", {"REG-SETTLE-01", "SB-PAY-02", "SB-PAY-03", "REG-MONEY-01"}),
+    ],
+)
+def test_each_stream_fault_fails_its_own_clauses_only(fault: str, clauses: set[str]) -> None:
+    assert failed_clauses(play(fault)) == clauses
+
+
+def test_an_acknowledgement_and_a_close_on_different_streams_are_not_ordered() -> None:
+    log = StreamLog()
+    log.add("table", "in", "round:close", {"round": "R1"})
+    sent = log.add("player", "out", "bet", {"round": "R1", "selection": "BIG", "amount": 100})
+    log.add("player", ACK, "bet", {"ok": True, "bets": [
+        {"id": "b1", "selection": "BIG", "amount": 100}]}, answers=sent.seq)  # fmt: skip
+    verdict = judge_stream(read_events(log, RULES, cents), SICBO)
+    assert not [c for c in verdict.checks if "SB-RND-01" in c.clauses]
+    assert "not ordered" in verdict.unjudged[0]
+
+
+def test_a_settlement_pushed_twice_is_one_and_one_never_placed_fails() -> None:
+    log = StreamLog()
+    log.add("player", "in", "round:result", {"round": "R1", "dice": [1, 2, 3]})
+    settled = {"round": "R1", "bet": "b9", "selection": "SMALL", "amount": 100, "returned": 200}
+    log.add("player", "in", "bet:settled", settled)
+    log.add("player", "in", "bet:settled", settled)
+    verdict = judge_stream(read_events(log, RULES, cents), SICBO)
+    never = [c for c in verdict.failed if "never had acknowledged" in c.what]
+    assert len(never) == 1 and set(never[0].clauses) == {"REG-SETTLE-01", "REG-MONEY-01"}
+
+
+def test_a_rule_that_reads_nothing_is_the_rule_s_mistake() -> None:
+    log = StreamLog()
+    log.add("player", "in", "round:close", {"id": "R1"})
+    with pytest.raises(MappingAnswerError, match=r"betting_closed\.round_id reads round"):
+        read_events(log, RULES, cents)
+
+
+def test_messages_are_kept_in_the_order_they_arrived() -> None:
+    """The table pushes each settlement then the wallet, bet by bet: the log keeps that order
+    (Engine.IO would hand each message to a thread of its own and let them overtake)."""
+    kept = [m.event for m in play().messages() if m.event in ("bet:settled", "wallet")]
+    assert kept == ["bet:settled", "wallet"] * len(BETS)
