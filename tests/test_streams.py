@@ -34,10 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @contextmanager
-def live_table(*faults: str) -> Iterator[tuple[str, dict[str, str]]]:
-    """(URL, admin headers) of a running example live table, rounds of 200 ms."""
+def live_table(*faults: str, round_ms: int = 200) -> Iterator[tuple[str, dict[str, str]]]:
+    """(URL, admin headers) of a running example live table, rounds taking bets `round_ms`."""
     port, token = free_port(), secrets.token_hex(12)
     command = [sys.executable, "-m", "examples.socketio_table", "--port", str(port), "--seed", "1"]
+    command += ["--round-ms", str(round_ms)]
     for fault in faults:
         command += ["--fault", fault]
     env = {**os.environ, "SOCKETIO_TABLE_ADMIN_TOKEN": token}

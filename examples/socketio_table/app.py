@@ -10,7 +10,8 @@ Seeded faults (`--fault`), each breaking one clause a stream shows:
 - `late-ack`: a bet sent while betting is open is acknowledged (and taken) after the close
   message went out (SB-RND-01 / XD-RND-01, REG-COMMIT-01).
 - `settlement-pays-wrong`: the pushed settlement of a winning bet shows one cent more than the
-  wallet is credited (REG-SETTLE-01).
+  wallet is credited (REG-SETTLE-01, and the selection's paytable row; REG-MONEY-01 too: the
+  wallet is then not the start less the stakes plus the returns the player was told of).
 - `result-before-close`: the result is pushed before the close message (REG-COMMIT-01).
 - `disconnected-settlement-lost`: a player not connected when the round settles is never
   credited nor told (REG-MONEY-01, TBL-DISC-02).
@@ -21,6 +22,7 @@ import contextlib
 import json
 import random
 import secrets
+import traceback
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +34,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from examples.second_server.casino import Casino, Refusal, Request
+from examples.second_server.entities import Round
 from examples.second_server.money import fmt, parse_cents
 
 NAMESPACE = "/live"
@@ -64,6 +67,18 @@ def _request(role: str | None, player: str | None = None, body: Any = None, **pa
     raw = b"" if body is None else json.dumps(body).encode("utf-8")
     headers = {"content-type": "application/json"}
     return Request(role, player, params, {}, headers, raw)
+
+
+def _possible(game: str, outcome: object) -> bool:
+    """An outcome the table can show: three dice 1-6, or four tokens r/w (a test hook's input
+    checked here, so a wrong one is refused rather than ending the table's timer)."""
+    if game == "sicbo":
+        return (
+            isinstance(outcome, list)
+            and len(outcome) == 3
+            and all(type(d) is int and 1 <= d <= 6 for d in outcome)
+        )
+    return isinstance(outcome, list) and len(outcome) == 4 and all(t in ("r", "w") for t in outcome)
 
 
 class LiveTables:
@@ -165,7 +180,7 @@ class LiveTables:
 
     def start(self) -> None:
         for table in TABLES:
-            self._tasks.append(asyncio.get_running_loop().create_task(self._play(table)))
+            self._tasks.append(asyncio.get_running_loop().create_task(self._keep_playing(table)))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -182,6 +197,16 @@ class LiveTables:
 
     async def _emit(self, event: str, data: dict, to: str) -> None:
         await self.sio.emit(event, data, to=to, namespace=NAMESPACE)
+
+    async def _keep_playing(self, table: str) -> None:
+        """A table's timer; an error is printed, never a table that silently stops."""
+        try:
+            await self._play(table)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            traceback.print_exc()
+            raise
 
     async def _play(self, table: str) -> None:
         timing, game = self.timing, TABLES[table]
@@ -207,21 +232,20 @@ class LiveTables:
             self.state.current.pop(table, None)
             await self._emit("round:close", {"table": table, "round": rid}, table)
             await asyncio.sleep(timing.settle_ms / 1000)
-            before = {p.id: p.balance for p in self.casino.players.values()}
             self.casino.result(_request("dealer", body={key: outcome}, round_id=rid))
             if not early:
                 await self._emit(
                     "round:result", {"table": table, "round": rid, key: outcome}, table
                 )
-            await self._settle(self.casino.rounds[rid], before)
+            await self._settle(self.casino.rounds[rid])
             await asyncio.sleep(timing.pause_ms / 1000)
 
-    async def _settle(self, rnd, before: dict[str, int]) -> None:
+    async def _settle(self, rnd: Round) -> None:
         """Each bet's settlement and the wallet pushed to its player's connections."""
         for bet in rnd.bets:
             player = self.casino.players[bet.player_id]
             if "disconnected-settlement-lost" in self.faults and not player.connected:
-                player.balance = before[player.id]  # FAULT disconnected-settlement-lost
+                player.balance -= bet.returned or 0  # FAULT disconnected-settlement-lost
                 continue
             shown = bet.returned or 0
             if "settlement-pays-wrong" in self.faults and bet.outcome == "win":
@@ -256,7 +280,7 @@ class LiveTables:
                 return JSONResponse({"error": "admin token required"}, status_code=401)
             body = await request.json()
             table, outcome = body.get("table"), body.get("dice") or body.get("tokens")
-            if table not in TABLES or not isinstance(outcome, list):
+            if table not in TABLES or not _possible(TABLES[table], outcome):
                 return JSONResponse({"error": "{table, dice|tokens}"}, status_code=422)
             self.state.forced[table] = outcome
             return JSONResponse({"table": table, "next": outcome})

@@ -14,6 +14,7 @@ server (Engine.IO 3) is refused with a message naming the version.
 """
 
 import json
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -144,6 +145,8 @@ class SocketIOStream:
         self.auth, self.headers, self.timeout = auth, headers or {}, timeout
         self._client: Any = None
         self._closing = False
+        self._pending: set[threading.Event] = set()  # emits waiting for their answer
+        self._worker: _InArrivalOrder | None = None
 
     def connect(self) -> None:
         import socketio  # only a run with streams pays for it
@@ -153,7 +156,7 @@ class SocketIOStream:
         client.on("disconnect", self._dropped, namespace=self.namespace)
         refused: list[Any] = []  # what the target said when it refused the namespace
         client.on("connect_error", refused.append, namespace=self.namespace)
-        _in_arrival_order(client)
+        self._worker = _InArrivalOrder(client, self.name)
         try:
             client.connect(
                 self.url, namespaces=[self.namespace], auth=self.auth, headers=self.headers,
@@ -174,45 +177,83 @@ class SocketIOStream:
     def _dropped(self, *_: Any) -> None:
         if not self._closing:  # not the harness's own close
             self.log.broken(self.name, "the target closed the stream")
+        for waiting in list(self._pending):  # an emit waiting for its answer hears of it now
+            waiting.set()
 
     def emit(self, event: str, data: Any, timeout: float | None = None) -> Any:
-        """Send `event` and wait for its acknowledgement: the answer, recorded too."""
+        """Send `event` and wait for its acknowledgement: the answer, recorded too. The answer
+        is logged by the thread that logs every message, the moment it arrives, so a message
+        pushed after it is logged after it (its place is what the timing duties judge)."""
         import socketio
 
-        if self._client is None:
+        if self._client is None or self._worker is None:
             raise StreamError(f"sending {event}", "the stream is not connected")
+        if threading.current_thread() is self._worker.thread:
+            raise StreamError(f"sending {event}", "sent from the stream's own reading thread")
         sent = self.log.add(self.name, OUT, event, data)
-        wait = timeout or self.timeout
+        answered, answer = threading.Event(), []
+
+        def acknowledged(*reply: Any) -> None:
+            answer.append(reply[0] if len(reply) == 1 else list(reply))
+            self.log.add(self.name, ACK, event, answer[0], answers=sent.seq)
+            answered.set()
+
+        wait = self.timeout if timeout is None else timeout
+        self._pending.add(answered)
         try:
-            answer = self._client.call(event, data, namespace=self.namespace, timeout=wait)
-        except socketio.exceptions.TimeoutError:
-            raise StreamTimeout(
-                f"sending {event}", f"no acknowledgement within {wait:g} s"
-            ) from None
+            self._client.emit(event, data, namespace=self.namespace, callback=acknowledged)
+            answered.wait(wait)
         except socketio.exceptions.BadNamespaceError as error:
             raise StreamError(f"sending {event}", f"the stream is closed ({error})") from None
-        self.log.add(self.name, ACK, event, answer, answers=sent.seq)
-        return answer
+        finally:
+            self._pending.discard(answered)
+        if answer:
+            return answer[0]
+        if not self._client.connected:
+            raise StreamError(f"sending {event}", "the target closed the stream before answering")
+        raise StreamTimeout(f"sending {event}", f"no acknowledgement within {wait:g} s")
 
     def close(self) -> None:
         if self._client is not None:
             client, self._client, self._closing = self._client, None, True
             client.disconnect()
+        if self._worker is not None:
+            self._worker.stop()
 
 
-def _in_arrival_order(client: Any) -> None:
-    """Engine.IO hands each message to a thread of its own, so two messages pushed one after the
-    other can reach the log the other way round, and the order is what the timing duties judge
-    (a bet answered after the close). Messages are handled in the reading thread instead, in the
-    order they arrived (python-engineio's dispatch, wrapped: `run_async` dropped for them)."""
-    dispatch = client.eio._trigger_event
+class _InArrivalOrder:
+    """Engine.IO hands each message to a thread of its own, so two messages pushed one after
+    the other can reach the log the other way round, and the order is what the timing duties
+    judge (a bet answered after the close). Here every message is handed, in the order it
+    arrived, to one worker thread of this stream: not the reading thread, which a handler must
+    never block (a disconnect joins it). python-engineio's dispatch is wrapped; its attribute is
+    checked, so a version without it is a clear error rather than a silent reordering."""
 
-    def in_order(event: str, *args: Any, **kwargs: Any) -> Any:
-        if event == "message":
-            kwargs.pop("run_async", None)
-        return dispatch(event, *args, **kwargs)
+    def __init__(self, client: Any, name: str) -> None:
+        if not callable(getattr(client.eio, "_trigger_event", None)):
+            raise StreamError(
+                "joining a stream", "this python-engineio cannot keep messages in order"
+            )
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._dispatch = client.eio._trigger_event
+        client.eio._trigger_event = self._in_order
+        self.thread = threading.Thread(target=self._run, name=f"stream-{name}", daemon=True)
+        self.thread.start()
 
-    client.eio._trigger_event = in_order
+    def _in_order(self, event: str, *args: Any, **kwargs: Any) -> Any:
+        if event != "message":
+            return self._dispatch(event, *args, **kwargs)
+        kwargs.pop("run_async", None)
+        self._queue.put((event, args, kwargs))
+        return None
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            event, args, kwargs = item
+            self._dispatch(event, *args, **kwargs)
+
+    def stop(self) -> None:
+        self._queue.put(None)
 
 
 def _why(error: Exception) -> str:

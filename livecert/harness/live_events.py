@@ -74,7 +74,11 @@ def _document(log: StreamLog, message: StreamMessage) -> Any:
 
 
 def _field(
-    document: Any, message: StreamMessage, rule: EventRule, name: str, money: Callable
+    document: Any,
+    message: StreamMessage,
+    rule: EventRule,
+    name: str,
+    money: Callable[[Any], Decimal],
 ) -> Any:
     value = read(document, parse(rule.paths[name])[1])
     if value is MISSING or value is None:
@@ -85,10 +89,17 @@ def _field(
             f"{message.stream} does not have",
             repr(message.data)[:500],
         )
-    if name in MONEY_FIELDS:
-        return money(value)
-    if name == "server_time":
-        return float(value)
+    try:
+        if name in MONEY_FIELDS:
+            return money(value)
+        if name == "server_time":
+            return float(value)
+    except (ArithmeticError, ValueError, TypeError) as error:
+        raise MappingAnswerError(
+            f"reading the stream's {rule.event!r}", f"{rule.kind}.{name}",
+            f"{rule.kind}.{name} reads {value!r} in message {message.seq}: {error}",
+            repr(message.data)[:500],
+        ) from None  # fmt: skip
     return value if name == "result" else str(value)
 
 
@@ -101,8 +112,13 @@ def _holds(document: Any, message: StreamMessage, rule: EventRule) -> bool:
     return read(document, parse(path)[1]) == wanted
 
 
+def _decimal(value: Any) -> Decimal:
+    """An amount as written: a JSON number through its text, never through a float's bits."""
+    return Decimal(str(value))
+
+
 def read_events(
-    log: StreamLog, rules: list[EventRule], money: Callable[[Any], Decimal] = Decimal
+    log: StreamLog, rules: list[EventRule], money: Callable[[Any], Decimal] = _decimal
 ) -> list[LiveEvent]:
     """Every message of the log a rule names, read as its event, in the log's order."""
     events = []

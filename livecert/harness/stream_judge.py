@@ -3,20 +3,25 @@ order the harness saw them.
 
 - A bet acknowledged (taken) after the close of its round's betting, where the acknowledgement
   and the close came on one stream (so their order is the target's) or both carry the target's
-  own time: SB-RND-01 / XD-RND-01 (bets only during the countdown) and REG-COMMIT-01.
-- A result pushed before betting closed, on the same stream: REG-COMMIT-01.
-- A settlement for a round that never reported its result, or for a bet the player never had
-  acknowledged: REG-SETTLE-01 and REG-MONEY-01.
-- A settlement pushed twice is one settlement (the evidence keeps both); a balance that goes
-  past what the player staked and was returned fails REG-MONEY-01.
+  own time: SB-RND-01 / XD-RND-01 (bets only during the countdown) and REG-COMMIT-01. Only a
+  bet's first acknowledgement counts (a re-send with its key is answered with the bet taken).
+- A Sic Bo result pushed before betting closed, on the same stream: REG-COMMIT-01.
+- A settlement for a bet the player never had acknowledged, or for a round that never reported
+  its result; a bet settled twice with other amounts: REG-SETTLE-01 and REG-MONEY-01. A
+  settlement pushed twice alike is one settlement (the evidence keeps both).
+- Each return against the paytable, on the bet as it was acknowledged (its stake and
+  selection; a settlement that restates them otherwise fails REG-SETTLE-01).
+- The last balance of a player's stream against its start less the stakes plus the returns,
+  where it was pushed after every one of them: REG-MONEY-01.
 
-Where a bet goes over HTTP and the close comes over the stream, the two are not ordered: no
-lateness is judged then, and the check says so rather than passing.
+What cannot be ordered or reconciled is not judged, and says which clauses it leaves open
+(`unjudged`): those clauses are then not proven by the stream, whatever else held.
 """
 
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from livecert.adapters.errors import MappingAnswerError
 from livecert.harness.live_events import (
     BALANCE,
     BET_ACKED,
@@ -25,8 +30,8 @@ from livecert.harness.live_events import (
     SETTLED,
     LiveEvent,
 )
-from livecert.rules.paytable import Paytable
-from livecert.rules.settlement import expected_settlement
+from livecert.rules.paytable import Paytable, PaytableError
+from livecert.rules.settlement import OutcomeError, expected_settlement
 
 WINDOW = {"sicbo": "SB-RND-01", "xocdia": "XD-RND-01"}
 COMMIT, SETTLE, MONEY = "REG-COMMIT-01", "REG-SETTLE-01", "REG-MONEY-01"
@@ -44,83 +49,116 @@ class StreamCheck:
 
 @dataclass
 class StreamVerdict:
+    """The checks the stream allowed, and what it left unjudged with the clauses left open."""
+
     checks: list[StreamCheck] = field(default_factory=list)
-    unjudged: list[str] = field(default_factory=list)  # what could not be ordered, and why
+    unjudged: list[tuple[tuple[str, ...], str]] = field(default_factory=list)
 
     @property
     def failed(self) -> list[StreamCheck]:
         return [c for c in self.checks if not c.held]
 
+    @property
+    def open_clauses(self) -> set[str]:
+        """Clauses something left unjudged: not proven by this stream, whatever held."""
+        return {c for clauses, _ in self.unjudged for c in clauses}
 
-def _first(events: list[LiveEvent], kind: str, round_id: str) -> list[LiveEvent]:
+
+def _of(events: list[LiveEvent], kind: str, round_id: str | None) -> list[LiveEvent]:
     return [e for e in events if e.kind == kind and e.round_id == round_id]
 
 
-def _acks_against_close(events: list[LiveEvent], game: str, verdict: StreamVerdict) -> None:
-    clauses = (WINDOW[game], COMMIT)
+def _first_acks(events: list[LiveEvent]) -> dict[str, LiveEvent]:
+    acks: dict[str, LiveEvent] = {}
     for ack in (e for e in events if e.kind == BET_ACKED):
-        closes = _first(events, BETTING_CLOSED, ack.round_id or "")
+        acks.setdefault(ack.bet_id or "", ack)
+    return acks
+
+
+def _acks_against_close(
+    acks: dict[str, LiveEvent], events: list[LiveEvent], game: str, verdict: StreamVerdict
+) -> None:
+    clauses = (WINDOW[game], COMMIT)
+    for ack in acks.values():
+        closes = _of(events, BETTING_CLOSED, ack.round_id)
         same = [c for c in closes if c.stream == ack.stream]
         timed = [c for c in closes if c.server_time is not None and ack.server_time is not None]
         if same:
-            late = same[0].seq < ack.seq
-            seqs = (same[0].seq, ack.seq)
+            late, seqs = same[0].seq < ack.seq, (same[0].seq, ack.seq)
         elif timed:
             late = timed[0].server_time < ack.server_time  # type: ignore[operator]
             seqs = (timed[0].seq, ack.seq)
         else:
+            why = (
+                "its acknowledgement and the close came on different streams without the "
+                "target's times"
+                if closes
+                else "no close of its round's betting was seen"
+            )
             verdict.unjudged.append(
-                f"bet {ack.bet_id} of round {ack.round_id}: its acknowledgement and the close "
-                "came on different streams without the target's times, so they are not ordered"
+                (clauses, f"bet {ack.bet_id} of round {ack.round_id}: {why}, so not ordered")
             )
             continue
-        what = (
-            f"bet {ack.bet_id} was taken after betting on round {ack.round_id} closed"
-            if late
-            else f"bet {ack.bet_id} was taken before betting on round {ack.round_id} closed"
-        )
+        when = "after" if late else "before"
+        what = f"bet {ack.bet_id} was taken {when} betting on round {ack.round_id} closed"
         verdict.checks.append(StreamCheck(clauses, not late, what, seqs))
 
 
-def _results_against_close(events: list[LiveEvent], verdict: StreamVerdict) -> None:
+def _results_against_close(events: list[LiveEvent], game: str, verdict: StreamVerdict) -> None:
     for result in (e for e in events if e.kind == RESULT):
-        closes = [
-            c for c in _first(events, BETTING_CLOSED, result.round_id or "")
-            if c.stream == result.stream
-        ]  # fmt: skip
+        closes = [c for c in _of(events, BETTING_CLOSED, result.round_id)
+                  if c.stream == result.stream]  # fmt: skip
         if not closes:
-            early = True  # no close on that stream before or after: the result came first
-            what = f"the result of round {result.round_id} came with no close of its betting"
-            seqs: tuple[int, ...] = (result.seq,)
-        else:
-            early = result.seq < closes[0].seq
-            what = (
-                f"the result of round {result.round_id} was pushed before its betting closed"
-                if early
-                else f"the result of round {result.round_id} came after its betting closed"
+            verdict.unjudged.append(
+                ((COMMIT,), f"the result of round {result.round_id}: no close on its stream")
             )
-            seqs = (closes[0].seq, result.seq)
-        verdict.checks.append(StreamCheck((COMMIT,), not early, what, seqs))
+            continue
+        early = result.seq < closes[0].seq
+        if early and game == "xocdia":  # the bowl lifted early: the round is void (XD-VOID-01)
+            verdict.unjudged.append(
+                (
+                    (COMMIT,),
+                    f"round {result.round_id}'s tokens were shown before its close: "
+                    "a void round, judged by its refunds",
+                )
+            )
+            continue
+        when = "before" if early else "after"
+        what = f"the result of round {result.round_id} was pushed {when} its betting closed"
+        verdict.checks.append(StreamCheck((COMMIT,), not early, what, (closes[0].seq, result.seq)))
 
 
-def _settlements(events: list[LiveEvent], verdict: StreamVerdict) -> dict[str, LiveEvent]:
-    """Each bet's settlement once (a repeat is evidence, not a second settlement)."""
-    acked = {e.bet_id for e in events if e.kind == BET_ACKED}
+def _settlements(
+    events: list[LiveEvent], acks: dict[str, LiveEvent], players: set[str], verdict: StreamVerdict
+) -> dict[str, LiveEvent]:
+    """Each bet's settlement once: a repeat alike is evidence; a repeat with other amounts is a
+    second settlement. Only the players' own streams are asked whose bets they settle."""
     resulted = {e.round_id for e in events if e.kind == RESULT}
     once: dict[str, LiveEvent] = {}
     for settled in (e for e in events if e.kind == SETTLED):
-        if settled.bet_id in once:
+        first = once.get(settled.bet_id or "")
+        if first is not None:
+            same = (first.returned, first.amount) == (settled.returned, settled.amount)
+            if not same:
+                verdict.checks.append(
+                    StreamCheck(
+                        (SETTLE, MONEY), False,
+                        f"bet {settled.bet_id} settled twice: returned {first.returned}, then "
+                        f"{settled.returned}", (first.seq, settled.seq),
+                    )
+                )  # fmt: skip
             continue
         once[settled.bet_id or ""] = settled
-        known = settled.bet_id in acked
-        verdict.checks.append(
-            StreamCheck(
-                (SETTLE, MONEY), known,
-                f"bet {settled.bet_id} was settled"
-                + ("" if known else ", a bet the player never had acknowledged"),
-                (settled.seq,),
-            )
-        )  # fmt: skip
+        if settled.stream in players:
+            known = settled.bet_id in acks
+            verdict.checks.append(
+                StreamCheck(
+                    (SETTLE, MONEY), known,
+                    f"bet {settled.bet_id} was settled"
+                    + ("" if known else ", a bet the player never had acknowledged"),
+                    (settled.seq,),
+                )
+            )  # fmt: skip
         has_result = settled.round_id in resulted
         verdict.checks.append(
             StreamCheck(
@@ -130,73 +168,100 @@ def _settlements(events: list[LiveEvent], verdict: StreamVerdict) -> dict[str, L
                 (settled.seq,),
             )
         )  # fmt: skip
+    for bet_id, ack in acks.items():
+        if bet_id not in once and ack.round_id in resulted:
+            verdict.unjudged.append(
+                ((SETTLE, MONEY), f"bet {bet_id}: its round's result came, its settlement not")
+            )
     return once
 
 
+def _outcome(result: object, shown: LiveEvent) -> tuple:
+    """The dice or tokens of a pushed result, or the mapping's error saying what it holds."""
+    if isinstance(result, str) and len(result) == 4 and result.isalpha():
+        result = list(result)
+    if isinstance(result, list) and len(result) in (3, 4):
+        return tuple(str(t).lower() if isinstance(t, str) else t for t in result)
+    raise MappingAnswerError(
+        "reading a pushed result", "result",
+        f"the result of round {shown.round_id} reads {result!r}: not three dice or four tokens",
+        repr(result)[:200],
+    )  # fmt: skip
+
+
+def _payouts(
+    once: dict[str, LiveEvent], acks: dict[str, LiveEvent], events: list[LiveEvent],
+    paytable: Paytable, minor_unit: int, rounding: str, verdict: StreamVerdict,
+) -> None:  # fmt: skip
+    """Each settlement against the oracle, on the bet as acknowledged and its round's result."""
+    results = {e.round_id: e for e in events if e.kind == RESULT}
+    for bet_id, settled in once.items():
+        shown, ack = results.get(settled.round_id), acks.get(bet_id)
+        if shown is None:
+            continue  # judged above: a settlement with no result
+        selection = ack.selection if ack and ack.selection else settled.selection
+        stake = ack.amount if ack and ack.amount is not None else settled.amount
+        if ack is not None and (settled.selection, settled.amount) not in (
+            (ack.selection, ack.amount), (None, None),
+        ):  # fmt: skip
+            verdict.checks.append(
+                StreamCheck(
+                    (SETTLE,), False,
+                    f"bet {bet_id} was taken as {ack.amount} on {ack.selection} and settled as "
+                    f"{settled.amount} on {settled.selection}", (ack.seq, settled.seq),
+                )
+            )  # fmt: skip
+        if selection is None or stake is None:
+            verdict.unjudged.append(((SETTLE,), f"bet {bet_id}: no stake or selection to judge"))
+            continue
+        try:
+            expected = expected_settlement(
+                paytable, selection, _outcome(shown.result, shown), stake, minor_unit, rounding
+            )
+        except (OutcomeError, PaytableError, KeyError) as error:
+            raise MappingAnswerError(
+                "judging a pushed settlement", "selection",
+                f"bet {bet_id} on {selection!r} on {shown.result!r}: {error}", "",
+            ) from None  # fmt: skip
+        held = settled.returned == expected.returned
+        verdict.checks.append(
+            StreamCheck(
+                (SETTLE, *expected.clauses), held,
+                f"bet {bet_id} on {selection} ({stake}) on {shown.result}: returned "
+                f"{settled.returned}, the paytable {expected.returned}",
+                (shown.seq, settled.seq),
+            )
+        )  # fmt: skip
+
+
 def _balances(
-    events: list[LiveEvent], once: dict[str, LiveEvent], start: dict[str, Decimal],
-    verdict: StreamVerdict,
+    events: list[LiveEvent], acks: dict[str, LiveEvent], once: dict[str, LiveEvent],
+    start: dict[str, Decimal], verdict: StreamVerdict,
 ) -> None:  # fmt: skip
     """The last balance pushed on a player's stream against its start, less every stake taken,
-    plus every return settled: judged only once every bet taken has its settlement (a balance
-    pushed between a round's settlements may count some of them already; it is evidence)."""
+    plus every return settled: judged only where every bet taken has its settlement and the
+    balance came after all of them (one pushed between settlements is evidence only)."""
     for stream, opening in start.items():
-        own = [e for e in events if e.stream == stream]
-        acked = {e.bet_id: e for e in own if e.kind == BET_ACKED}
-        balances = [e for e in own if e.kind == BALANCE and e.balance is not None]
+        own = [a for a in acks.values() if a.stream == stream]
+        balances = [e for e in events if e.stream == stream and e.kind == BALANCE]
         if not balances:
             continue
-        unsettled = [b for b in acked if b not in once]
-        if unsettled:
+        last = balances[-1]
+        settled = [once[a.bet_id or ""] for a in own if (a.bet_id or "") in once]
+        latest = max((e.seq for e in [*own, *settled]), default=0)
+        if len(settled) < len(own) or last.seq < latest:
             verdict.unjudged.append(
-                f"the balance of stream {stream}: bets {', '.join(map(str, unsettled))} have no "
-                "settlement on it, so the balance cannot be reconciled from the stream"
+                ((MONEY,), f"stream {stream}: no balance pushed after every bet and settlement")
             )
             continue
-        last = balances[-1]
-        staked = sum((e.amount or Decimal(0) for e in acked.values()), Decimal(0))
-        returned = sum((once[b].returned or Decimal(0) for b in acked), Decimal(0))
+        staked = sum((a.amount or Decimal(0) for a in own), Decimal(0))
+        returned = sum((s.returned or Decimal(0) for s in settled), Decimal(0))
         expected = opening - staked + returned
         verdict.checks.append(
             StreamCheck(
                 (MONEY,), last.balance == expected,
                 f"the last balance pushed, {last.balance}, against {expected} (the start "
-                f"{opening} minus {staked} staked plus {returned} returned)",
-                (last.seq,),
-            )
-        )  # fmt: skip
-
-
-def _outcome(result: object) -> tuple | None:
-    """The dice or tokens of a pushed result (a list, or tokens written together)."""
-    if isinstance(result, str):
-        result = list(result)
-    if isinstance(result, list) and len(result) in (3, 4):
-        return tuple(str(t).lower() if isinstance(t, str) else t for t in result)
-    return None
-
-
-def _payouts(
-    events: list[LiveEvent], once: dict[str, LiveEvent], paytable: Paytable, minor_unit: int,
-    rounding: str, verdict: StreamVerdict,
-) -> None:  # fmt: skip
-    """Each pushed settlement against the oracle, on its round's pushed result."""
-    results = {e.round_id: e for e in events if e.kind == RESULT}
-    for settled in once.values():
-        shown = results.get(settled.round_id)
-        outcome = _outcome(shown.result) if shown is not None else None
-        if outcome is None or settled.selection is None or settled.amount is None:
-            continue  # judged above: a settlement with no result; or the rule reads no stake
-        expected = expected_settlement(
-            paytable, settled.selection, outcome, settled.amount, minor_unit, rounding
-        )
-        held = settled.returned == expected.returned
-        verdict.checks.append(
-            StreamCheck(
-                (SETTLE, *expected.clauses), held,
-                f"bet {settled.bet_id} on {settled.selection} ({settled.amount}) on {outcome}: "
-                f"returned {settled.returned}, the paytable {expected.returned}",
-                (shown.seq, settled.seq),  # type: ignore[union-attr]
+                f"{opening} minus {staked} staked plus {returned} returned)", (last.seq,),
             )
         )  # fmt: skip
 
@@ -208,11 +273,14 @@ def judge_stream(
     rounding: str = "down",
     start: dict[str, Decimal] | None = None,
 ) -> StreamVerdict:
-    """Every duty the events show; `start` is each player's stream and opening balance."""
+    """Every duty the events show; `start` names each player's own stream and its opening
+    balance (without it, the streams the acknowledgements came on are the players')."""
     verdict = StreamVerdict()
-    _acks_against_close(events, paytable.game, verdict)
-    _results_against_close(events, verdict)
-    once = _settlements(events, verdict)
-    _payouts(events, once, paytable, minor_unit, rounding, verdict)
-    _balances(events, once, start or {}, verdict)
+    acks = _first_acks(events)
+    players = set(start) if start else {a.stream for a in acks.values()}
+    _acks_against_close(acks, events, paytable.game, verdict)
+    _results_against_close(events, paytable.game, verdict)
+    once = _settlements(events, acks, players, verdict)
+    _payouts(once, acks, events, paytable, minor_unit, rounding, verdict)
+    _balances(events, acks, once, start or {}, verdict)
     return verdict
