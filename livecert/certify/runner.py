@@ -512,10 +512,11 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
             "certificate": "certificate.json",
         },
     }
-    records += outcome_records(
-        histories, options.history_tables, options.adapter, adapter_options,
-        folder / OUTCOMES_FOLDER, options.detect, harness_round_ids(folder),
-    )  # fmt: skip
+    if histories or options.history_tables:  # the archive is read only for a history
+        records += outcome_records(
+            histories, options.history_tables, options.adapter, adapter_options,
+            folder / OUTCOMES_FOLDER, options.detect, harness_round_ids(folder),
+        )  # fmt: skip
     use_profile(load_profile(options.rules))  # the certificate's RTP tables follow the profile
     certificate = build_certificate(
         records, options.games, run, options.clauses, options.sweep_only,
