@@ -10,6 +10,7 @@ pytest_plugins = [
     "livecert.suite.fixtures.run_end",
     "livecert.suite.fixtures.scene",
     "livecert.suite.fixtures.evidence",
+    "livecert.suite.fixtures.live_streams",
     "livecert.suite.fixtures.step_lookup",
     "livecert.suite.steps.common",
     "livecert.suite.steps.sweep",

@@ -117,6 +117,17 @@ def _settled_right_for_a_connected_player(
     return False
 
 
+def _paid_right_to_the_connected(scene: Scene, mine: list[PlacedBet]) -> bool:
+    """True when `mine` are bets of a player who disconnected in the round, and one of them
+    has its twin (selection and stake) held by a connected player, settled as the paytable
+    says: the paytable is applied, so what this player's balance misses is the disconnection's."""
+    for placed in mine:
+        oracle = scene.expected(placed)
+        if _settled_right_for_a_connected_player(scene, placed, oracle.outcome, oracle.win):
+            return True
+    return False
+
+
 def _check_settlement(
     scene: Scene, label: str, outcome: str, win: Decimal, player: str = "player"
 ) -> None:
@@ -150,6 +161,15 @@ def _check_settlement(
         attachment_type=allure.attachment_type.TEXT,
     )
     what = f"{label} ({placed.code}) staked {placed.stake} on {scene.outcome}"
+    if (actual.status, actual.outcome, actual.returned) == (None, None, None):
+        # the target showed nothing of its settlement (a live table pushes it only to a
+        # connected player): nothing to judge here; the balance says what was paid
+        allure.attach(
+            f"{what}: the target showed no settlement of it, so it is not judged here",
+            name=f"settlement of {label} not shown",
+            attachment_type=allure.attachment_type.TEXT,
+        )
+        return
     scene.checks.check(
         actual.status == "settled",
         _settles_as_usual(scene) or (SETTLE_DUTY,),
@@ -213,24 +233,39 @@ def _check_balance(scene: Scene, player: str, amount: str) -> None:
     mine = [b for b in scene.bets if b.player == player]
     actual = scene.adapter.balance(scene.player(player))
     returned = Decimal(0)
+    unseen = []  # bets whose settlement the target never showed (a disconnected player's)
     for placed in mine:
         shown = scene.shown_bet(placed, (MONEY_DUTY,))
         returned += shown.returned or Decimal(0)
+        if (shown.status, shown.outcome, shown.returned) == (None, None, None):
+            unseen.append(placed.label)
     start, staked = scene.starting_balances[player], sum((b.stake for b in mine), Decimal(0))
     conserved = start - staked + returned
-    scene.checks.check(
-        actual == conserved,
-        (MONEY_DUTY, *([WINNINGS_PAID[scene.game]] if scene.game in WINNINGS_PAID else [])),
-        f"{player}'s balance is {actual}, but its start {start} minus the stakes {staked} plus "
-        f"what the target says it returned ({returned}) is {conserved}",
-        f"{player}'s balance {actual} = {start} - {staked} + {returned}",
-    )
+    if unseen:  # what it returned is not known: money conserved cannot be judged from it
+        allure.attach(
+            f"{player}'s balance {actual} against the returns the target showed: not judged, "
+            f"it showed no settlement of {', '.join(unseen)}",
+            name=f"{player}'s money not reconciled",
+            attachment_type=allure.attachment_type.TEXT,
+        )
+    else:
+        scene.checks.check(
+            actual == conserved,
+            (MONEY_DUTY, *([WINNINGS_PAID[scene.game]] if scene.game in WINNINGS_PAID else [])),
+            f"{player}'s balance is {actual}, but its start {start} minus the stakes {staked} "
+            f"plus what the target says it returned ({returned}) is {conserved}",
+            f"{player}'s balance {actual} = {start} - {staked} + {returned}",
+        )
     settled = scene.outcome is not None and scene.round and scene.round.state == "settled"
     settled_by = (
         [c for placed in mine for c in (*scene.expected(placed).clauses, SETTLE_DUTY)]
         if settled
         else [SETTLE_DUTY]
     )
+    if settled and unseen and _paid_right_to_the_connected(scene, mine):
+        # the bets the target paid a player who stayed connected are right: what this player
+        # was not paid is the disconnection's (TBL-DISC-02), not the paytable's
+        settled_by = [DISCONNECTION]
     scene.checks.check(
         actual == Decimal(amount),
         settled_by,

@@ -14,6 +14,7 @@ from decimal import Decimal
 
 from pytest_bdd import given, parsers, then, when
 
+from livecert.adapters.errors import Unsupported
 from livecert.harness.attempts import refusal
 from livecert.harness.dealer import open_round
 from livecert.harness.round_clauses import CANCEL, COMMIT, PAUSE, RESHAKE, RESUME
@@ -246,6 +247,8 @@ def betting_period_shown(scene: Scene, seconds: str) -> None:
 def countdown_continues(scene: Scene) -> None:
     """Read on the target's own clock: its pause and resume events and the betting ends."""
     shown = scene.refresh_round()
+    if shown.events is None:
+        raise Unsupported("read the round's events", "the target does not report a round's events")
     at = {
         e.get("type"): _ms(scene, e.get("at"), RESUMED)
         for e in shown.events
@@ -694,6 +697,6 @@ def bets_still_open(scene: Scene, name: str | None) -> None:
             bet is not None and bet.status == "open",
             ("TBL-DISC-01", "TBL-DISC-02"),
             f"{who}'s confirmed {p.label} bet did not stay valid: "
-            + ("missing" if bet is None else bet.status),
+            + ("missing" if bet is None else str(bet.status)),
             f"{who}'s {p.label} bet is still open",
         )

@@ -2,6 +2,7 @@
 
 from pytest_bdd import parsers, then, when
 
+from livecert.adapters.errors import Unsupported
 from livecert.harness.vocabulary import parse_dice
 from livecert.suite.fixtures.scene import Scene
 from livecert.suite.steps.sweep import result_problem, settle_sweep
@@ -43,6 +44,8 @@ def dealer_shakes(scene: Scene) -> None:
 @then("the round shows the dealer's shake")
 def round_shows_shake(scene: Scene) -> None:
     shown = scene.refresh_round()
+    if shown.events is None:
+        raise Unsupported("read the round's events", "the target does not report a round's events")
     scene.checks.check(
         any(event.get("type") == "shake" for event in shown.events),
         ("SB-RND-03",),

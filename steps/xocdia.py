@@ -7,6 +7,7 @@ betting still runs is the bowl lifted early.
 
 from pytest_bdd import given, parsers, then, when
 
+from livecert.adapters.errors import Unsupported
 from livecert.harness.attempts import refusal
 from livecert.harness.findings import HarnessError
 from livecert.harness.vocabulary import parse_tokens
@@ -24,6 +25,9 @@ TOKENS = r"(?P<tokens>\S+(?: \S+)*)"
 def dealer_forgets_to_shake(scene: Scene) -> None:
     if scene.round is not None:
         raise HarnessError("say that the dealer forgets to shake before the first bet")
+    alone = getattr(scene.adapter, "dealer_acts_alone", lambda: None)()
+    if alone:
+        raise Unsupported("leave the shake out", alone)
     scene.shake_when_opening = False
 
 

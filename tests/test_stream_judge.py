@@ -9,8 +9,7 @@ import requests
 from test_streams import joined, live_table, next_round, player
 
 from livecert.adapters.errors import MappingAnswerError
-from livecert.adapters.streams import ACK, StreamLog
-from livecert.harness.live_events import (
+from livecert.adapters.live_events import (
     BALANCE,
     BET_ACKED,
     BETTING_CLOSED,
@@ -20,6 +19,7 @@ from livecert.harness.live_events import (
     EventRule,
     read_events,
 )
+from livecert.adapters.streams import ACK, StreamLog
 from livecert.harness.stream_judge import StreamVerdict, judge_stream
 from livecert.rules import load_paytable
 

@@ -3,7 +3,8 @@
 Shaped like the public Tai Xiu / Xoc Dia servers: each table plays rounds on a timer whatever its
 players do; every client of the namespace `/live` that joined a table is pushed `round:open`,
 `round:close`, `round:result`, and each player its own `bet:settled` and `wallet` messages. A bet
-is an emitted `bet` event; its acknowledgement is the answer (taken or refused). Amounts are
+is an emitted `bet` event (one bet, or a slip: `bets`); its acknowledgement is the answer (the
+slip taken or refused whole). Amounts are
 integer cents. Accounts, the wallet and the next outcome (a test hook) are plain HTTP.
 
 Seeded faults (`--fault`), each breaking one clause a stream shows:
@@ -15,6 +16,8 @@ Seeded faults (`--fault`), each breaking one clause a stream shows:
 - `result-before-close`: the result is pushed before the close message (REG-COMMIT-01).
 - `disconnected-settlement-lost`: a player not connected when the round settles is never
   credited nor told (REG-MONEY-01, TBL-DISC-02).
+- `result-never-pushed`: rounds settle, but their result is never pushed (a broken stream: a
+  wait for it ends at its deadline, naming the round, and the run is incomplete).
 """
 
 import asyncio
@@ -43,6 +46,7 @@ FAULTS = (
     "settlement-pays-wrong",
     "result-before-close",
     "disconnected-settlement-lost",
+    "result-never-pushed",
 )
 TABLES = {"sicbo-1": "sicbo", "xocdia-1": "xocdia"}
 
@@ -50,7 +54,7 @@ TABLES = {"sicbo-1": "sicbo", "xocdia-1": "xocdia"}
 @dataclass
 class Timing:
     betting_ms: int = 200  # how long a round takes bets
-    settle_ms: int = 50  # from the close to the result
+    settle_ms: int = 1000  # a round with bets waits this long for the lab's outcome
     pause_ms: int = 50  # from one round's result to the next round
 
 
@@ -59,7 +63,8 @@ class LiveState:
     """What the pushes need beside the engine: who is connected, what is forced next."""
 
     sids: dict[str, str] = field(default_factory=dict)  # socket id -> player id
-    forced: dict[str, list] = field(default_factory=dict)  # table -> the next outcome
+    forced: dict[str, list] = field(default_factory=dict)  # table, or round -> its outcome
+    drawn: set[str] = field(default_factory=set)  # rounds whose outcome is drawn already
     current: dict[str, str] = field(default_factory=dict)  # table -> the round taking bets
 
 
@@ -109,9 +114,11 @@ class LiveTables:
         @sio.on("connect", namespace=NAMESPACE)
         async def connect(sid: str, environ: dict, auth: Any) -> bool:
             token = auth.get("token") if isinstance(auth, dict) else None
-            role, player = self.casino.identify(f"Bearer {token}" if token else None)
+            if not token:
+                return True  # a spectator: pushed the table's rounds, never a bet
+            role, player = self.casino.identify(f"Bearer {token}")
             if role != "player" or player is None:
-                raise socketio.exceptions.ConnectionRefusedError("a player's token is required")
+                raise socketio.exceptions.ConnectionRefusedError("not a player's token")
             self.state.sids[sid] = player
             self.casino.players[player].connected = True
             return True
@@ -141,10 +148,12 @@ class LiveTables:
             return {
                 "ok": False,
                 "code": "BAD_BET",
-                "message": "a bet is {round, selection, amount}",
+                "message": "a bet is {round, selection, amount}, from a player's connection",
             }
-        amount = data.get("amount")
-        if type(amount) is not int or amount <= 0:
+        items = data.get("bets") if "bets" in data else [data]  # one bet, or a slip of them
+        if not isinstance(items, list) or not items or not all(isinstance(i, dict) for i in items):
+            return {"ok": False, "code": "BAD_BET", "message": "bets is a list of bets"}
+        if any(type(i.get("amount")) is not int or i["amount"] <= 0 for i in items):
             return {"ok": False, "code": "BAD_AMOUNT", "message": "amount is whole cents above 0"}
         late = "late-ack" in self.faults  # FAULT late-ack: answered after the close went out
         rnd = self.casino.rounds.get(str(data.get("round")))
@@ -156,7 +165,8 @@ class LiveTables:
             late = rnd.result is None  # not yet settled: taken as if betting were still open
             if late:
                 rnd.phase, rnd.ends_at = "betting", rnd.ends_at + 10**9
-        slip = {"bets": [{"selection": str(data.get("selection")), "stake": fmt(amount)}]}
+        slip = {"bets": [{"selection": str(i.get("selection")), "stake": fmt(i["amount"])}
+                         for i in items]}  # fmt: skip
         request = _request("player", player, slip, round_id=str(data.get("round")))
         if key := data.get("key"):
             request.headers["idempotency-key"] = str(key)
@@ -187,8 +197,9 @@ class LiveTables:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    def _draw(self, table: str) -> list:
-        forced = self.state.forced.pop(table, None)
+    def _draw(self, table: str, round_id: str) -> list:
+        self.state.drawn.add(round_id)
+        forced = self.state.forced.pop(round_id, None) or self.state.forced.pop(table, None)
         if forced is not None:
             return forced
         if TABLES[table] == "sicbo":
@@ -221,24 +232,40 @@ class LiveTables:
             await self._emit("round:open", {"table": table, "round": rid,
                                             "bettingMs": timing.betting_ms}, table)  # fmt: skip
             await asyncio.sleep(timing.betting_ms / 1000)
-            outcome = self._draw(table)
             key = "dice" if game == "sicbo" else "tokens"
             early = "result-before-close" in self.faults  # FAULT result-before-close
             if early:
+                outcome = self._draw(table, rid)
                 await self._emit(
                     "round:result", {"table": table, "round": rid, key: outcome}, table
                 )
             self.casino.close(_request("dealer", round_id=rid))
             self.state.current.pop(table, None)
             await self._emit("round:close", {"table": table, "round": rid}, table)
-            await asyncio.sleep(timing.settle_ms / 1000)
-            self.casino.result(_request("dealer", body={key: outcome}, round_id=rid))
+            await self._lab_outcome(table, rid)
             if not early:
+                outcome = self._draw(table, rid)  # drawn after the close, as a dealer shakes then
+            self.casino.result(_request("dealer", body={key: outcome}, round_id=rid))
+            silent = "result-never-pushed" in self.faults  # FAULT: settled, never shown
+            if not early and not silent:
                 await self._emit(
                     "round:result", {"table": table, "round": rid, key: outcome}, table
                 )
             await self._settle(self.casino.rounds[rid])
             await asyncio.sleep(timing.pause_ms / 1000)
+
+    async def _lab_outcome(self, table: str, round_id: str) -> None:
+        """The dealer reveals the result a moment after the close; a round with bets waits, up
+        to settle-ms after its close, for the lab to force its outcome (a studio in
+        certification mode), one without bets does not."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timing.settle_ms / 1000
+        await asyncio.sleep(0.05)
+        if not self.casino.rounds[round_id].bets:
+            return
+        forced = self.state.forced
+        while round_id not in forced and table not in forced and loop.time() < deadline:
+            await asyncio.sleep(0.005)
 
     async def _settle(self, rnd: Round) -> None:
         """Each bet's settlement and the wallet pushed to its player's connections."""
@@ -264,8 +291,11 @@ class LiveTables:
             if request.headers.get("x-admin-token") != self.operator_token:
                 return JSONResponse({"error": "admin token required"}, status_code=401)
             body = await request.json()
+            cents = body.get("balance") if isinstance(body, dict) else None
+            if type(cents) is not int or cents < 0:
+                return JSONResponse({"error": "balance is whole cents, 0 or more"}, 422)
             status, made = self.casino.create_player(
-                _request("operator", body={"balance": str(body.get("balance"))})
+                _request("operator", body={"balance": fmt(cents)})
             )
             return JSONResponse({"player": made["player_id"], "token": made["token"]}, status)
 
@@ -275,15 +305,36 @@ class LiveTables:
                 return JSONResponse({"error": "a player's token is required"}, status_code=401)
             return JSONResponse({"balance": self.casino.players[player].balance})
 
+        async def history(request: HttpRequest) -> JSONResponse:
+            """The player's bet record (of one round with `?round=`), as the engine keeps it:
+            amounts there are decimal text."""
+            role, player = self.casino.identify(request.headers.get("authorization"))
+            if role != "player" or player is None:
+                return JSONResponse({"error": "a player's token is required"}, status_code=401)
+            asked = Request("player", player, {}, {}, {}, b"")
+            if "round" in request.query_params:
+                asked.query["round_id"] = request.query_params["round"]
+            _, record = self.casino.record(asked)
+            return JSONResponse(record)
+
         async def force(request: HttpRequest) -> JSONResponse:
             if request.headers.get("x-admin-token") != self.operator_token:
                 return JSONResponse({"error": "admin token required"}, status_code=401)
             body = await request.json()
             table, outcome = body.get("table"), body.get("dice") or body.get("tokens")
+            key = table
+            if body.get("round") is not None:  # that round's outcome, while it is not drawn
+                key = str(body["round"])
+                rnd = self.casino.rounds.get(key)
+                if rnd is None:
+                    return JSONResponse({"error": f"no round {key}"}, status_code=404)
+                if key in self.state.drawn:
+                    return JSONResponse({"error": f"round {key} is drawn"}, status_code=409)
+                table = rnd.table_id
             if table not in TABLES or not _possible(TABLES[table], outcome):
-                return JSONResponse({"error": "{table, dice|tokens}"}, status_code=422)
-            self.state.forced[table] = outcome
-            return JSONResponse({"table": table, "next": outcome})
+                return JSONResponse({"error": "{table | round, dice | tokens}"}, 422)
+            self.state.forced[key] = outcome
+            return JSONResponse({"table": table, "round": body.get("round"), "next": outcome})
 
         async def tables(_: HttpRequest) -> JSONResponse:
             return JSONResponse([{"table": t, "game": g} for t, g in TABLES.items()])
@@ -292,6 +343,7 @@ class LiveTables:
             routes=[
                 Route("/api/accounts", accounts, methods=["POST"]),
                 Route("/api/wallet", wallet, methods=["GET"]),
+                Route("/api/history", history, methods=["GET"]),
                 Route("/api/test/next-outcome", force, methods=["POST"]),
                 Route("/api/tables", tables, methods=["GET"]),
             ],

@@ -50,12 +50,17 @@ class CredentialsError(TargetError):
 class Refused(AdapterError):
     """The target refused an action with its error body (a 4xx): code and message kept."""
 
-    def __init__(self, operation: str, status: int, code: str, message: str) -> None:
+    def __init__(
+        self, operation: str, status: int, code: str, message: str, late: str | None = None
+    ) -> None:
         super().__init__(f"{operation} refused ({status} {code}): {message}")
         self.operation = operation
         self.status = status
         self.code = code
         self.message = message
+        # why the refusal may be of an action the harness sent too late (a live table closed
+        # betting before the bet reached it): a bet meant to be taken is then no finding
+        self.late = late
 
 
 class Unsupported(AdapterError):

@@ -22,6 +22,11 @@ _BODY_LIMIT = 256_000
 
 
 LAB_COMMAND = "RUN"  # an exchange's method when it is a lab's command (a restart hook), no request
+# an exchange's method when it is a message of a live table's stream, not a request: pushed by
+# the target, emitted (or sent as a frame) by the harness, or the acknowledgement of an emit
+PUSHED, EMITTED, ACKNOWLEDGED = "PUSH", "EMIT", "ACK"
+STREAM_METHODS = frozenset({PUSHED, EMITTED, ACKNOWLEDGED})
+NOT_REQUESTS = STREAM_METHODS | {LAB_COMMAND}  # counted apart from the requests' latency
 
 
 @dataclass
@@ -48,6 +53,8 @@ class Exchange:
         set-up command (method RUN) is shown as the command it ran."""
         if self.method == LAB_COMMAND:
             return self.url
+        if self.method in STREAM_METHODS:  # a stream's message: its stream, event and data
+            return f"{self.method} {self.url}"
         if self.headers is not None:
             return self._curl_with_headers()
         variable = {"operator": "LIVECERT_OPERATOR_TOKEN", "dealer": "LIVECERT_DEALER_TOKEN"}.get(
@@ -96,7 +103,9 @@ class ExchangeRecorder:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._exchanges: list[Exchange] = []
-        self.count = 0
+        self.count = 0  # requests sent (a stream's messages are numbered, not counted here)
+        self.messages = 0  # a stream's messages kept
+        self._seq = 0
         self.elapsed_ms: dict[str, list[float]] = {}  # per operation, every request's time
         self._thread = threading.local()  # where this thread's exchanges go while captured
         self.throttled = 0  # answers 429 (too many requests): the run went faster than allowed
@@ -104,13 +113,21 @@ class ExchangeRecorder:
     def next_seq(self) -> int:
         with self._lock:
             self.count += 1
-            return self.count
+            self._seq += 1
+            return self._seq
+
+    def next_message_seq(self) -> int:
+        """The number of a stream's message, in the same sequence as the requests."""
+        with self._lock:
+            self.messages += 1
+            self._seq += 1
+            return self._seq
 
     def add(self, exchange: Exchange) -> None:
         captured = getattr(self._thread, "into", None)
         with self._lock:
             (self._exchanges if captured is None else captured).append(exchange)
-            if exchange.method != LAB_COMMAND:  # a request to the target, not a lab's command
+            if exchange.method not in NOT_REQUESTS:  # a request, not a message or a command
                 self.elapsed_ms.setdefault(exchange.operation, []).append(exchange.elapsed_ms)
                 self.throttled += exchange.status == TOO_MANY_REQUESTS
 
@@ -198,11 +215,14 @@ def exchanges_as_text(exchanges: list[Exchange]) -> str:
     """A readable transcript: one block per exchange with its curl reproduction."""
     blocks = []
     for ex in exchanges:
-        lines = [_head(ex), f"  {ex.as_curl()}"]
-        if ex.request_body is not None and ex.method == LAB_COMMAND:  # else in curl's --data
+        lines = [_head(ex)] if ex.method in STREAM_METHODS else [_head(ex), f"  {ex.as_curl()}"]
+        if ex.request_body is not None and ex.method in NOT_REQUESTS:  # else in curl's --data
             lines.append(f"  request: {ex.request_body}")
         if ex.error:
             lines.append(f"  error: {ex.error}")
+        elif ex.method in STREAM_METHODS:
+            if ex.response_body is not None:
+                lines.append(f"  -> {ex.response_body}")
         else:
             lines.append(f"  -> {ex.status} in {ex.elapsed_ms:.1f} ms: {ex.response_body}")
         blocks.append("\n".join(lines))

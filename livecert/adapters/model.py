@@ -97,7 +97,7 @@ class RoundView:
     state: str
     result: dict | None
     bets: tuple[BetView, ...]
-    events: tuple[dict, ...] = ()
+    events: tuple[dict, ...] | None = ()  # None: the target does not report them
     opened_at: str | None = None  # ISO 8601 times as the target wrote them
     betting_ends_at: str | None = None
 

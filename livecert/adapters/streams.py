@@ -67,10 +67,11 @@ class StreamMessage:
 class StreamLog:
     """Every message of a run's streams, in the order seen; waits wake as messages come."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_message: Callable[[StreamMessage], None] | None = None) -> None:
         self._messages: list[StreamMessage] = []
         self._changed = threading.Condition()
         self._broken: dict[str, str] = {}  # stream -> why it cannot be read any more
+        self._on_message = on_message  # told of each message, in order (the run's evidence)
 
     def add(
         self, stream: str, direction: str, event: str, data: Any, answers: int | None = None
@@ -81,8 +82,15 @@ class StreamLog:
                 time.time(), answers,
             )  # fmt: skip
             self._messages.append(message)
+            if self._on_message is not None:
+                self._on_message(message)
             self._changed.notify_all()
             return message
+
+    def mended(self, stream: str) -> None:
+        """The stream joined again under its name (a player reconnecting): readable again."""
+        with self._changed:
+            self._broken.pop(stream, None)
 
     def broken(self, stream: str, why: str) -> None:
         with self._changed:
@@ -97,6 +105,12 @@ class StreamLog:
     def message(self, seq: int) -> StreamMessage:
         with self._changed:
             return self._messages[seq - 1]
+
+    def since(self, after: int, stream: str | None = None) -> list[StreamMessage]:
+        """The messages after seq `after` (of `stream` only, if named): a round's, not the
+        run's whole log."""
+        with self._changed:
+            return [m for m in self._messages[after:] if stream is None or m.stream == stream]
 
     def messages(self, stream: str | None = None) -> list[StreamMessage]:
         with self._changed:

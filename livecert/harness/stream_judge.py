@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from livecert.adapters.errors import MappingAnswerError
-from livecert.harness.live_events import (
+from livecert.adapters.live_events import (
     BALANCE,
     BET_ACKED,
     BETTING_CLOSED,

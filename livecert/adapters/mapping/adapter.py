@@ -20,6 +20,7 @@ from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds
 from livecert.adapters.errors import MappingAnswerError, Refused, TargetError, Unsupported
 from livecert.adapters.evidence import ExchangeRecorder
 from livecert.adapters.http import DEFAULT_TIMEOUT
+from livecert.adapters.live_events import LiveEvent
 from livecert.adapters.mapping.accounts import accounts_of
 from livecert.adapters.mapping.calls import Calls
 from livecert.adapters.mapping.document import (
@@ -35,6 +36,7 @@ from livecert.adapters.mapping.instant_play import (
     settled_from_balance,
 )
 from livecert.adapters.mapping.lent_players import LentAccounts
+from livecert.adapters.mapping.live import LiveTable, unnamed
 from livecert.adapters.mapping.reading import Reader
 from livecert.adapters.mapping.selections import NotOffered
 from livecert.adapters.mapping.template import BASIC_FILTERS, lookup_value
@@ -94,6 +96,12 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
         self._lock = threading.Lock()
         self._playing: set[str] = set()  # players with an instant round read from the balance
         self._accounts = accounts_of(mapping)  # pre-provisioned accounts, lent per scenario
+        streams = data.get("streams")  # a live table that pushes its rounds (live.py)
+        self._live = (
+            LiveTable(streams, self.base_url, self._calls, self._reader, self.recorder, filters)
+            if streams
+            else None
+        )
 
     # -- credentials and access checks ---------------------------------------------------------
 
@@ -160,6 +168,8 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
             ) from None
 
     def close(self) -> None:
+        if self._live is not None:
+            self._live.close()
         self._calls.close()
 
     def _run(
@@ -199,7 +209,10 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
     # -- the adapter operations ----------------------------------------------------------------
 
     def _round_op(self, name: str, operation: str, values: dict) -> RoundView:
-        """A round operation's answer, read again while the mapping's `poll` says to."""
+        """A round operation's answer, read again while the mapping's `poll` says to (or, for
+        a live table, the message its `wait` names, on the table's stream)."""
+        if "wait" in (self.mapping.operation(name) or {}):
+            return self._waited(name, operation, values)
         poll = (self.mapping.operation(name) or {}).get("poll")
         if not poll:
             return self._reader.round(self._run(name, operation, values))
@@ -263,6 +276,54 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
             shown = self._reader.round_or_none(answer)
         return shown
 
+    def release_players(self, players: list[PlayerHandle] | None = None) -> None:
+        """The scenario (or its `players`) done: lent accounts given back, and at a live table
+        their streams left (else every player of the run stays joined, each pushed every
+        round)."""
+        if self._live is not None:
+            self._live.leave(players)
+        super().release_players(players)
+
+    def stream_mark(self) -> int | None:
+        """Where a live table's stream log is now (None: this target pushes nothing)."""
+        return None if self._live is None else self._live.mark
+
+    def stream_events(self, after: int) -> list[LiveEvent]:
+        """The live table's messages since `stream_mark` said `after`, read as events."""
+        return [] if self._live is None else self._live.events_since(after)
+
+    def stream_name(self, player: PlayerHandle) -> str:
+        """The name of the player's own stream in those events."""
+        return f"player {player.player_id}"
+
+    def _stream_of(self, operation: str) -> LiveTable:
+        if self._live is None:  # the loader requires streams for any wait, emit or stream
+            raise TargetError(operation, "the mapping has no streams")
+        if self._forced is not None:
+            raise Unsupported(
+                operation,
+                "it goes over the live table's stream, joined with the run's own credentials: "
+                "who else may do it cannot be asked there",
+            )
+        return self._live
+
+    def _waited(self, name: str, operation: str, values: dict) -> RoundView:
+        """A live table's operation: its `before` hooks (a test hook forcing the outcome), then
+        the message its `wait` names, on the table's stream."""
+        spec = self.mapping.operation(name) or {}
+        live = self._stream_of(operation)
+        self._calls.hooks(operation, spec, "before", values)
+        event = spec["wait"]["event"]
+        if event == "round_opened":
+            known = frozenset(self._reader.rounds_seen)
+            view = live.next_round(values["table_id"], values.get("game"), known)
+        elif event == "betting_closed":
+            view = live.closed(values["round_id"])
+        else:
+            view = live.settled(values["round_id"])
+        self._calls.hooks(operation, spec, "then", values)
+        return view
+
     def create_player(self, balance: Decimal) -> PlayerHandle:
         """A new player with `balance`, or, where the mapping lists accounts, a free account
         logged in whose balance (read) holds at least that."""
@@ -299,6 +360,12 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
         """A new table, or the target's fixed table of the game (`create_table.fixed`: a target
         with no table API; every scenario then plays at that one table)."""
         fixed = (self.mapping.operation("create_table") or {}).get("fixed")
+        if fixed is not None and self._forced is not None:
+            raise Unsupported(
+                f"create a {game} table",
+                "the target's tables are fixed (create_table.fixed): no table is created, so "
+                "who may create one cannot be asked",
+            )
         if fixed is not None:
             table_id = fixed[game]
             self._table_games[table_id] = game
@@ -322,13 +389,60 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
     def close_betting(self, round_id: str) -> RoundView:
         return self._round_op("close_betting", "close betting", self._round_values(round_id))
 
+    def _forcible(self, round_id: str, outcome: Sequence[int] | Sequence[str]) -> None:
+        """A live table shows its own results after betting closes; the lab only forces the
+        outcome of a closed round. What else a scenario asks cannot be arranged there."""
+        why = None
+        if not _possible(outcome):
+            why = f"{list(outcome)} is not a result it can show, so its refusal cannot be asked"
+        else:
+            state = self._stream_of("enter the result").view(round_id).state
+            if state == "betting":
+                why = "a result revealed while betting is open cannot be arranged"
+            elif state != "closed":
+                why = f"the round is {state}: a second result cannot be entered"
+        if why:
+            raise Unsupported(
+                "enter the result", f"the live table draws its own results after betting: {why}"
+            )
+
     def record_reshake(self, round_id: str, reason: str) -> RoundView:
         values = self._round_values(round_id, reason=reason)
         return self._round_op("record_reshake", "record a re-shake", values)
 
     def record_event(self, round_id: str, event: str) -> RoundView:
+        if (self.mapping.operation("record_event") or {}).get("stream") == "by-table":
+            view = self._stream_of(f"record the dealer event {event}").view(round_id)
+            phase = "betting" if view.game == "xocdia" else "closed"  # XD-RND-01, SB-RND-03
+            if event != "shake" or view.state != phase:
+                raise Unsupported(
+                    f"record the dealer event {event}",
+                    f"{self.dealer_acts_alone()}; no other dealer event can be asked of it",
+                )
+            return view  # the shake is the table's own, during betting: nothing to send
         values = self._round_values(round_id, event=event)
         return self._round_op("record_event", f"record the dealer event {event}", values)
+
+    def own_countdown(self) -> str | None:
+        """Why a round's betting time cannot be chosen here (the table opens its rounds itself:
+        a `wait` for its next round, or a poll for a new one), or None."""
+        spec = self.mapping.operation("open_round") or {}
+        if "wait" in spec or (spec.get("poll") or {}).get("new_round"):
+            return (
+                "the table opens its rounds itself, with its own betting time: a countdown of "
+                "the scenario's choosing cannot be set"
+            )
+        return None
+
+    def dealer_acts_alone(self) -> str | None:
+        """Why the dealer's shake cannot be left out or asked of this table (its own dealer
+        shakes every round: `record_event: {stream: by-table}`), or None."""
+        if (self.mapping.operation("record_event") or {}).get("stream") != "by-table":
+            return None
+        return (
+            "the table's own dealer shakes every round (record_event: by-table): a forgotten or "
+            "late shake cannot be arranged"
+        )
 
     def dealer_action(self, round_id: str, action: str, reason: str | None = None) -> RoundView:
         name = DEALER_ACTIONS.get(action)
@@ -348,6 +462,8 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
         return {"dice": values, "tokens": None, "outcome": values}
 
     def enter_result(self, round_id: str, outcome: Sequence[int] | Sequence[str]) -> RoundView:
+        if "wait" in (self.mapping.operation("enter_result") or {}):
+            self._forcible(round_id, outcome)
         self._reader.entered[round_id] = tuple(outcome)
         context = self._round_values(round_id, **self._outcome_values(outcome))
         spec = self.mapping.operation("enter_result") or {}
@@ -390,11 +506,24 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
         if not batches:
             raise Unsupported("place an empty slip", "the target takes one request per bet")
         placed: list[BetView] = []
+        spec = self.mapping.operation("place_bets") or {}
         for index, batch in enumerate(batches):
             key_of_batch = key if len(batches) == 1 else f"{key}-{index}"  # one key per request
             values = {**base, "bets": batch, "idempotency_key": key_of_batch}
-            fields = self._run("place_bets", f"place {len(batch)} bet(s)", values)
-            placed += [self._reader.bet(b) for b in fields.get("bets") or []]
+            operation = f"place {len(batch)} bet(s)"
+            if "emit" not in spec:
+                fields = self._run("place_bets", operation, values)
+                placed += [self._reader.bet(b) for b in fields.get("bets") or []]
+                continue
+            live = self._stream_of(operation)
+            values["bet"] = batch[0] if len(batch) == 1 else None
+            answer = live.place(spec, player, round_id, values, operation)
+            fields = self._reader.answer("place_bets", operation, spec, answer, values)
+            acked = [unnamed(self._reader.bet(b)) for b in fields.get("bets") or []]
+            # taken, as the acknowledgement judged a success says: open until it is settled
+            acked = [b if b.status else replace(b, status="open") for b in acked]
+            live.acknowledged(round_id, player, acked)
+            placed += acked
         holdings = self._holdings.setdefault(round_id, {})
         holder = holdings.setdefault(player.player_id, (player, []))
         holder[1].extend(placed)
@@ -438,6 +567,8 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
         )
 
     def get_round(self, round_id: str, player: PlayerHandle | None = None) -> RoundView:
+        if (self.mapping.operation("get_round") or {}).get("stream") == "round":
+            return self._stream_of("read the round").view(round_id)
         name = (
             "get_round_as_player"
             if player and self.mapping.operation("get_round_as_player")
@@ -485,9 +616,15 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
         return replace(record, rounds=rounds)
 
     def connect(self, player: PlayerHandle) -> None:
+        if (self.mapping.operation("connect") or {}).get("stream") == "open":
+            self._stream_of("reconnect the player").rejoin(player)
+            return
         self._run("connect", "reconnect the player", {"player": player})
 
     def disconnect(self, player: PlayerHandle) -> None:
+        if (self.mapping.operation("disconnect") or {}).get("stream") == "close":
+            self._stream_of("disconnect the player").drop(player)
+            return
         self._run("disconnect", "disconnect the player", {"player": player})
 
     def restart_target(self) -> None:
@@ -503,3 +640,11 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
         values = {"table_id": table_id, "game": self._table_games.get(table_id)}
         fields = self._run("statistics", "read the statistics chart", values)
         return list(fields.get("results") or [])
+
+
+def _possible(outcome: Sequence[int] | Sequence[str]) -> bool:
+    """Three dice 1-6, or four tokens r/w: a result a table can show."""
+    values = list(outcome)
+    if len(values) == 3:
+        return all(type(d) is int and 1 <= d <= 6 for d in values)
+    return len(values) == 4 and all(t in ("r", "w") for t in values)

@@ -51,6 +51,18 @@ class Answer:
     cookies: dict[str, str] | None = None  # the cookies the answer set (a login's session)
 
 
+def error_of(rules: dict, body: Any, fallback: str) -> tuple[str | None, str]:
+    """A refusal's code (None where the mapping reads none, or the answer has none) and its
+    message (`fallback`, the answer's text, where it has none), as `responses.error` reads
+    them: from an HTTP answer or a stream's acknowledgement alike."""
+    error = rules.get("error", {})
+    code = read(body, parse(error["code"])[1]) if "code" in error else None
+    message = read(body, parse(error["message"])[1]) if "message" in error else None
+    if message is MISSING or message is None:
+        message = fallback
+    return (None if code in (None, MISSING) else str(code)), str(message)
+
+
 class Calls:
     """Sends a mapping's requests and judges their answers (shared by an adapter's clones)."""
 
@@ -93,6 +105,13 @@ class Calls:
         for extra in spec.get("then", []):
             self._hook(operation, extra, role, own)
         return answer
+
+    def hooks(self, operation: str, spec: dict, which: str, setup: dict) -> None:
+        """The operation's `before` or `then` hooks alone: an operation that waits on a stream
+        or emits there sends no request of its own, only its set-up (a test hook)."""
+        own = self.context(setup)
+        for extra in spec.get(which, []):
+            self._hook(operation, extra, spec.get("role", "anonymous"), own)
 
     def _request_of(self, operation: str, spec: dict, game: Any) -> dict:
         """The request the operation sends: its own, or with `per_game` the call's game's. A
@@ -253,7 +272,8 @@ class Calls:
             bounds=self.bounds,
         )
 
-    def _responses(self, spec: dict) -> dict:
+    def responses(self, spec: dict) -> dict:
+        """The file's `responses` rules with the operation's own over them."""
         merged = dict(self.mapping.data.get("responses", {}))
         merged.update(spec.get("responses", {}))
         return merged
@@ -286,7 +306,7 @@ class Calls:
                 status,
                 text[:300],
             ) from None
-        rules = self._responses(spec)
+        rules = self.responses(spec)
         success = rules.get("success", {})
         ok = 200 <= status < 300
         if "status" in success:
@@ -294,19 +314,10 @@ class Calls:
         if ok and "path" in success:
             ok = holds(success, read(body, parse(success["path"])[1]))
         if not ok:
-            error = rules.get("error", {})
-            code = read(body, parse(error["code"])[1]) if "code" in error else None
-            message = read(body, parse(error["message"])[1]) if "message" in error else None
-            if message is MISSING or message is None:
-                message = response.text[:300]
             if status < 400 and not success:
                 raise TargetError(operation, f"answered {status}", where, status)
-            raise Refused(
-                operation,
-                status,
-                str(code if code not in (None, MISSING) else status),
-                str(message),
-            )
+            code, message = error_of(rules, body, response.text[:300])
+            raise Refused(operation, status, code or str(status), message)
         cookies = {c.name: c.value for c in response.cookies}
         root = rules.get("data")
         if root:

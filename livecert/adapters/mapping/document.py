@@ -21,6 +21,7 @@ from livecert.adapters.mapping.jsonpath import PathError, parse
 from livecert.adapters.mapping.names import ACCOUNT_LOGIN, OPERATION_CONTEXT, TemplateNames
 from livecert.adapters.mapping.schema import MAPPING_SCHEMA
 from livecert.adapters.mapping.selections import SelectionTable
+from livecert.adapters.mapping.stream_spec import stream_problems
 from livecert.adapters.model import limits_from
 
 REQUIRED_OPERATIONS = ("create_player", "create_table", "balance")
@@ -210,7 +211,8 @@ def _operation_problems(
             for secret in set(step.get("secret", [])) - set(step.get("capture", {})):
                 problems.append(f"{label}.secret: {secret!r} is not one of its captures")
             continue
-        names.check(step["request"], known, f"{label}.request", problems)
+        if "request" in step:  # (an operation over a stream sends none of its own)
+            names.check(step["request"], known, f"{label}.request", problems)
     poll = op.get("poll")
     if not poll:
         return
@@ -327,6 +329,7 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
             "operations.play_round (a slip of several bets in one request), and both are missing"
         )
     problems += history_problems(data)
+    problems += stream_problems(data, TemplateNames(data), _paths)
     accounts_spec = data.get("accounts")
     shapes = data.get("shapes", {})
     tables = data.get("values", {})
@@ -337,6 +340,8 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
             login = ACCOUNT_LOGIN if op_name == "create_player" and accounts_spec else None
             _operation_problems(op_name, op, operations, shapes, names, problems, login)
             _per_game_problems(op_name, op, data["declares"]["games"], problems)
+        elif "wait" in op or "emit" in op:  # its hooks and its answer, over a stream
+            _operation_problems(op_name, op, operations, shapes, names, problems)
     for name, session in sessions.items():
         names.check(session["login"], set(), f"sessions.{name}.login", problems)
         body = session.get("logged_in", {}).get("body")
@@ -405,6 +410,13 @@ def _idempotency_problems(operations: dict[str, Any], problems: list[str]) -> No
             "operations.play_round, and neither is mapped"
         )
     for name in mapped:
+        if "emit" in operations[name]:
+            if "idempotency_key" not in json.dumps(operations[name]["emit"]):
+                problems.append(
+                    f"declares.capabilities: 'idempotency' needs operations.{name}.emit.data "
+                    "to send ${idempotency_key}: the target cannot know a resent bet without it"
+                )
+            continue
         for place, request in requests_of(operations[name]).items():  # each game's, per game
             if "idempotency_key" not in json.dumps(request):
                 problems.append(

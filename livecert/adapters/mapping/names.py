@@ -140,6 +140,7 @@ class TemplateNames:
         self.names: dict[str, Holds] = {
             **SINGLE,
             "bets": Holds("the slip", items=bet),
+            "bet": bet,  # the one bet of a slip emitted a bet at a time (a live table's stream)
             "vars": Holds("the mapping's variables", variables),
             "captured": Holds("the values captured from earlier answers", captured),
         }

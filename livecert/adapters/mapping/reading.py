@@ -171,10 +171,14 @@ class Reader:
         values: dict,
         none_yet: bool = False,
         waiting: bool = False,
+        place: str | None = None,
     ) -> Any:
         """The fields (or shape) the operation's `answer` reads; None, with `none_yet`, when
         the answer holds no object (a table between rounds). `waiting`: read while a poll waits
-        for the round to reach a state, so any state the target shows meanwhile is taken."""
+        for the round to reach a state, so any state the target shows meanwhile is taken.
+        `place` names where the file says how to read it (default `operations.NAME`; a stream
+        message's `streams.events.KIND`)."""
+        place = place or f"operations.{name}"
         reads = spec.get("answer", {})
         if not reads:
             return {}
@@ -188,7 +192,7 @@ class Reader:
             if node is MISSING:
                 raise src.error(
                     where,
-                    f"operations.{name}.answer.from reads {where}, which the answer does not have",
+                    f"{place}.answer.from reads {where}, which the answer does not have",
                 )
         src = _Source(operation, answer.text, _token_in(reads.get("fields", {}), node))
         ctx = {
@@ -200,7 +204,7 @@ class Reader:
         }
         if none_yet and node is None:  # null: a table between rounds (a missing path is an error)
             return None
-        place = f"operations.{name}.answer"
+        place = f"{place}.answer"
         if "shape" in reads:
             return self._shape(
                 reads["shape"], node, {**ctx, "none_yet": none_yet}, where, place, src

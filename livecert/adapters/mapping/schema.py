@@ -2,6 +2,15 @@
 
 from typing import Any
 
+from livecert.adapters.mapping.stream_spec import (
+    STREAM_ACTIONS,
+    WAITS,
+    emit_operation,
+    stream_operation,
+    streams_schema,
+    wait_operation,
+)
+
 ROLES = ("operator", "dealer", "player", "anonymous")
 _STR = {"type": "string"}
 _STRMAP = {"type": "object", "additionalProperties": {"type": ["string", "null"]}}
@@ -156,6 +165,14 @@ _OPERATION = {  # a step (one request) and what the operation adds: reading, hoo
         "resend_safe": {"type": "boolean"},
         "settlement": {"enum": ["from-balance"]},
     },
+}
+_ANSWER = _OPERATION["properties"]["answer"]
+# operations a live table may perform over its stream instead of a request (stream_spec.py):
+# the key that says so picks the schema, so a request's mistakes are still named precisely
+_OVER_STREAM = {
+    **{name: ("wait", wait_operation(_HOOK)) for name in WAITS},
+    "place_bets": ("emit", emit_operation(_ANSWER, _RESPONSES)),
+    **{name: ("stream", stream_operation(action)) for name, action in STREAM_ACTIONS.items()},
 }
 OPERATION_NAMES = [
     "info",
@@ -315,6 +332,7 @@ MAPPING_SCHEMA: dict[str, Any] = {
             },
         },
         "responses": _RESPONSES,
+        "streams": streams_schema(_ANSWER),
         "money": _MONEY,
         "outcomes": {
             "type": "object",
@@ -340,6 +358,10 @@ MAPPING_SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
             "properties": {
                 **{name: _OPERATION for name in OPERATION_NAMES},
+                **{
+                    name: {"if": {"required": [key]}, "then": alt, "else": _OPERATION}
+                    for name, (key, alt) in _OVER_STREAM.items()
+                },
                 # a target with no table API: its fixed table per game, no request
                 "create_table": {
                     "oneOf": [

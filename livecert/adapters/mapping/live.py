@@ -1,0 +1,555 @@
+"""A live table in a mapping file: its rounds waited for on the stream it pushes them over, bets
+emitted with their acknowledgement as the answer, and a round read as the stream showed it.
+
+A table that plays its rounds on a timer says what happens as messages: a round opened, betting
+closed, the result, each bet's settlement, the wallet. The file's `streams` section says how to
+join (Socket.IO or a plain WebSocket; the table's stream, and each player's) and which message
+means which (`streams.events`), read with the file's own extraction (fields, shapes, money,
+selections, results). An operation with `wait:` sends nothing of its own (its `before` hooks
+apart: a test hook forcing the next outcome) and returns when its message comes; `emit:` sends
+an event on the player's stream and reads the acknowledgement as the answer. Every message in
+and out is an exchange of the run's evidence (PUSH, EMIT, ACK), secrets masked.
+
+What a wait does not see within its deadline is a `StreamTimeout` naming the round and the
+message awaited; a stream that drops or sends what is not JSON is a `StreamError`: a target
+error, never a hang. A message the file names that lacks what the file reads there is a mapping
+error, as for any answer.
+"""
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from livecert.adapters.errors import Refused, TargetError, Unsupported
+from livecert.adapters.evidence import (
+    ACKNOWLEDGED,
+    EMITTED,
+    PUSHED,
+    Exchange,
+    ExchangeRecorder,
+)
+from livecert.adapters.live_events import BET_ACKED, LiveEvent
+from livecert.adapters.mapping.calls import Answer, Calls, error_of
+from livecert.adapters.mapping.jsonpath import MISSING, holds, parse, read
+from livecert.adapters.mapping.reading import Reader
+from livecert.adapters.mapping.template import dump_json, render
+from livecert.adapters.model import BetView, PlayerHandle, RoundView
+from livecert.adapters.streams import (
+    ACK,
+    IN,
+    OUT,
+    SocketIOStream,
+    StreamError,
+    StreamLog,
+    StreamMessage,
+    StreamTimeout,
+    WebSocketStream,
+)
+
+DEFAULT_TIMEOUT_MS = 10_000
+DEFAULT_SETTLE_MS = 2_000
+METHOD_OF = {IN: PUSHED, OUT: EMITTED, ACK: ACKNOWLEDGED}
+# the messages the stream judge reads (the acknowledgements are recorded as they come)
+JUDGED = ("round_opened", "betting_closed", "result", "settled", "balance")
+# what a round shows, by the last message about it the stream pushed
+STATE_AFTER = {"round_opened": "betting", "betting_closed": "closed", "result": "settled"}
+
+
+@dataclass
+class _Round:
+    """What the run knows of a round from the stream: where it was seen opened, its game."""
+
+    round_id: str
+    table_id: str
+    game: str | None
+    stream: str
+    opened_seq: int
+    bets: dict[str, list[BetView]] = field(default_factory=dict)  # player -> bets acknowledged
+
+
+@dataclass
+class _Joined:
+    stream: SocketIOStream | WebSocketStream
+    role: str
+    url: str
+    player: PlayerHandle | None = None
+    table_id: str = ""
+    game: str | None = None
+
+
+class LiveTable:
+    """The streams of one run against a mapping's live table, and the operations over them."""
+
+    def __init__(
+        self,
+        spec: dict,
+        base_url: str,
+        calls: Calls,
+        reader: Reader,
+        recorder: ExchangeRecorder,
+        filters: dict[str, Callable[..., Any]],
+    ) -> None:
+        self.spec, self.calls, self.reader, self.recorder = spec, calls, reader, recorder
+        self.filters = filters
+        self.events: dict[str, dict] = spec["events"]
+        self.timeout = spec.get("timeout_ms", DEFAULT_TIMEOUT_MS) / 1000
+        self.settle = spec.get("settle_ms", DEFAULT_SETTLE_MS) / 1000
+        self.url = self._stream_url(base_url)
+        self.log = StreamLog(on_message=self._evidence)
+        self._joined: dict[str, _Joined] = {}
+        self._rounds: dict[str, _Round] = {}
+        self._joined_ever: dict[str, _Joined] = {}  # every stream joined (its game), for reading
+        self._acked: list[LiveEvent] = []
+        self._last_ack: StreamMessage | None = None
+        self._lock = threading.RLock()
+
+    # -- joining -------------------------------------------------------------------------------
+
+    def _stream_url(self, base_url: str) -> str:
+        split = urlsplit(base_url)
+        path = self.spec.get("path", "/")
+        if self.spec["protocol"] == "socketio":
+            return urlunsplit((split.scheme, split.netloc, path, "", ""))
+        scheme = "wss" if split.scheme == "https" else "ws"
+        return urlunsplit((scheme, split.netloc, path, "", ""))
+
+    def _evidence(self, message: StreamMessage) -> None:
+        """Each message of a stream as an exchange of the run's evidence, in its order."""
+        joined = self._joined_ever.get(message.stream)
+        text = dump_json(message.data)
+        sent = message.direction == OUT
+        self.recorder.add(
+            Exchange(
+                seq=self.recorder.next_message_seq(),
+                operation=f"stream {message.stream}",
+                role=joined.role if joined else "anonymous",
+                method=METHOD_OF[message.direction],
+                url=f"{joined.url if joined else self.url} {message.event}",
+                request_body=text if sent else None,
+                status=None,
+                response_body=None if sent else text,
+                elapsed_ms=0.0,
+                started=message.at,
+            )
+        )
+
+    def _open(self, name: str, side: str, role: str, values: dict) -> None:
+        """Join stream `name` as the file's `streams.<side>` says, once (again after it was
+        closed or dropped: a player reconnecting)."""
+        with self._lock:
+            known = self._joined.get(name)
+            if known is not None and known.stream is not None:
+                return
+            spec = self.spec.get(side, {})
+            context = self.calls.context(values)
+            headers = {k: str(v) for k, v in self._render(spec.get("headers", {}), context).items()}
+            url = self.url
+            if spec.get("query"):
+                url += "?" + urlencode(self._render(spec["query"], context))
+            stream: SocketIOStream | WebSocketStream
+            if self.spec["protocol"] == "socketio":
+                auth = self._render(spec.get("auth"), context) if "auth" in spec else None
+                namespace = self.spec.get("namespace", "/")
+                stream = SocketIOStream(
+                    name, url, self.log, namespace, auth, headers, timeout=self.timeout
+                )
+                shown = self.url.rstrip("/") + namespace
+            else:
+                kind_key = self.spec.get("kind_key", "type")
+                stream = WebSocketStream(name, url, self.log, kind_key, headers, True, self.timeout)
+                shown = self.url
+            self._joined[name] = self._joined_ever[name] = _Joined(
+                stream, role, shown, values.get("player"), values.get("table_id", ""),
+                values.get("game"),
+            )  # fmt: skip
+            self.log.mended(name)
+            stream.connect()
+            join = spec.get("join")
+            if join:
+                self._join(name, stream, join, context)
+
+    def _join(self, name: str, stream: Any, join: dict, context: dict) -> None:
+        data = self._render(join.get("data"), context)
+        if isinstance(stream, WebSocketStream):
+            stream.send(data)
+            return
+        answer = stream.emit(join["emit"], data)
+        ok = join.get("ok")
+        if ok and not holds(ok, read(answer, parse(ok["path"])[1])):
+            raise StreamError(f"joining {name}", f"the target refused: {answer!r}"[:300])
+
+    def _render(self, template: Any, context: dict) -> Any:
+        return render(template, context, self.filters)
+
+    def table_stream(self, table_id: str, game: str | None) -> str:
+        name = f"table {table_id}"
+        self._open(name, "table", "anonymous", {"table_id": table_id, "game": game})
+        return name
+
+    def player_stream(self, player: PlayerHandle, table_id: str, game: str | None) -> str:
+        name = f"player {player.player_id}"
+        values = {"player": player, "table_id": table_id, "game": game}
+        self._open(name, "player", "player", values)
+        return name
+
+    def drop(self, player: PlayerHandle) -> None:
+        """The player's connection closed by the player (the target sees a disconnect)."""
+        with self._lock:
+            joined = self._joined.get(f"player {player.player_id}")
+            if joined is None or joined.stream is None:
+                return
+            joined.stream.close()
+            joined.stream = None  # type: ignore[assignment]
+
+    def rejoin(self, player: PlayerHandle) -> None:
+        """The player's connection opened again, at the table it last joined."""
+        joined = self._joined.get(f"player {player.player_id}")
+        table, game = (joined.table_id, joined.game) if joined else ("", None)
+        if joined is None:
+            raise TargetError("reconnect the player", "the player never joined a table's stream")
+        self.player_stream(player, table, game)
+
+    def leave(self, players: list[PlayerHandle] | None = None) -> None:
+        """Close the streams of `players` (all players' by default); the tables' stay."""
+        with self._lock:
+            names = (
+                {f"player {p.player_id}" for p in players}
+                if players is not None
+                else {n for n in self._joined if n.startswith("player ")}
+            )
+            for name in names:
+                joined = self._joined.pop(name, None)
+                if joined is not None and joined.stream is not None:
+                    joined.stream.close()
+
+    def close(self) -> None:
+        with self._lock:
+            for joined in self._joined.values():
+                if joined.stream is not None:
+                    joined.stream.close()
+            self._joined.clear()
+
+    # -- reading messages ----------------------------------------------------------------------
+
+    def _read(self, kind: str, message: StreamMessage, values: dict) -> dict | None:
+        """The message read as event `kind`, or None where it is not one."""
+        rule = self.events.get(kind)
+        if rule is None or message.event != rule["event"]:
+            return None
+        if message.direction != rule.get("direction", IN):
+            return None
+        document = message.data
+        when = rule.get("when")
+        if when and not holds(when, read(document, parse(when["path"])[1])):
+            return None
+        text = dump_json(document)
+        answer = Answer(document, document, "$", text)
+        return self.reader.answer(
+            kind, f"read the stream's {message.event!r}", rule, answer, values,
+            place=f"streams.events.{kind}",
+        )  # fmt: skip
+
+    def _wait(
+        self,
+        stream: str,
+        kind: str,
+        what: str,
+        after: int,
+        accept: Callable[[dict], bool],
+        values: dict,
+        timeout: float | None = None,
+    ) -> tuple[dict, StreamMessage]:
+        """The first message of `stream` after `after` read as `kind` that `accept` takes;
+        an `error` message of the stream meanwhile is a target error naming what it said."""
+        found: list[dict] = []
+
+        def match(message: StreamMessage) -> bool:
+            error = self._read("error", message, values) if "error" in self.events else None
+            if error is not None:
+                said = ", ".join(f"{k} {v}" for k, v in error.items())
+                raise TargetError(f"waiting for {what}", f"the stream said: {said}"[:300])
+            fields = self._read(kind, message, values)
+            if fields is None or not accept(fields):
+                return False
+            found.append(fields)
+            return True
+
+        wait = self.timeout if timeout is None else timeout
+        message = self.log.wait_for(stream, match, what, after, wait)
+        return found[-1], message
+
+    # -- the operations ------------------------------------------------------------------------
+
+    def next_round(self, table_id: str, game: str | None, known: frozenset[str]) -> RoundView:
+        """The next round the table opens that the run has not met (a round opened before the
+        table's stream was joined is never taken: its betting may be nearly over)."""
+        stream = self.table_stream(table_id, game)
+        after = self.log.last_seq
+        values = {"table_id": table_id, "game": game}
+
+        def new_here(fields: dict) -> bool:
+            if str(fields.get("round_id")) in known:
+                return False
+            return str(fields.get("table_id", table_id)) == str(table_id)
+
+        fields, message = self._wait(
+            stream, "round_opened", f"a new round at table {table_id}", after, new_here, values
+        )
+        round_id = str(fields["round_id"])
+        with self._lock:
+            self._rounds[round_id] = _Round(round_id, table_id, game, stream, message.seq)
+        if game:
+            self.reader.round_games[round_id] = game
+        self.reader.rounds_seen.add(round_id)
+        return self._view(round_id, "betting")
+
+    def _round(self, round_id: str, operation: str) -> _Round:
+        known = self._rounds.get(round_id)
+        if known is None:  # the table's own messages are all there is to wait for or read
+            raise Unsupported(
+                operation,
+                f"round {round_id} was never seen opened on a table's stream: the table opens, "
+                "closes and settles its rounds itself, so nothing can be asked of another one",
+            )
+        return known
+
+    def closed(self, round_id: str) -> RoundView:
+        """Round `round_id` once the stream said betting closed (at once if it did already)."""
+        known = self._round(round_id, "close betting")
+        self._wait(
+            known.stream, "betting_closed", f"betting to close on round {round_id}",
+            known.opened_seq - 1, lambda f: str(f.get("round_id")) == round_id,
+            {"round_id": round_id, "game": known.game},
+        )  # fmt: skip
+        return self._view(round_id, "closed")
+
+    def settled(self, round_id: str) -> RoundView:
+        """Round `round_id` once its result came, with each bet the run's players placed as its
+        settlement said (a bet no settlement came for within the settle time stays as it was
+        acknowledged, unsettled: what the stream showed)."""
+        known = self._round(round_id, "enter the result")
+        values = {"round_id": round_id, "game": known.game}
+        fields, _ = self._wait(
+            known.stream, "result", f"the result of round {round_id}", known.opened_seq - 1,
+            lambda f: str(f.get("round_id")) == round_id, values,
+        )  # fmt: skip
+        if "settled" in self.events:
+            self._await_settlements(known, values)
+        return self._view(round_id, "settled", fields.get("result"))
+
+    def _await_settlements(self, known: _Round, values: dict) -> None:
+        """Wait (up to the settle time in all) for each acknowledged bet's settlement on its
+        player's stream; one never pushed is left for the checks to find."""
+        deadline = time.monotonic() + self.settle
+        for player_id, bets in list(known.bets.items()):
+            stream = f"player {player_id}"
+            joined = self._joined.get(stream)
+            if joined is None or joined.stream is None:
+                continue  # a disconnected player is told nothing now
+            wanted = {b.bet_id for b in bets}
+            after = known.opened_seq - 1
+
+            def names(fields: dict, wanted: set[str] = wanted) -> bool:
+                return any(_names_bet(fields, bet_id, known.round_id) for bet_id in wanted)
+
+            while wanted:
+                left = deadline - time.monotonic()
+                try:
+                    if left <= 0:
+                        raise StreamTimeout("", "")
+                    fields, message = self._wait(
+                        stream, "settled", f"the settlements of round {known.round_id}",
+                        after, names, values, left,
+                    )  # fmt: skip
+                except StreamTimeout:
+                    return  # the rest are judged as the stream showed them
+                wanted.discard(str(fields.get("bet_id")))
+                after = message.seq
+
+    def view(self, round_id: str) -> RoundView:
+        """The round as the stream has shown it so far."""
+        known = self._round(round_id, "read the round")
+        values = {"round_id": round_id, "game": known.game}
+        state, result = "betting", None
+        for message in self.log.since(known.opened_seq - 1, known.stream):
+            for kind in ("betting_closed", "result"):
+                fields = self._read(kind, message, values)
+                if fields is not None and str(fields.get("round_id")) == round_id:
+                    state = STATE_AFTER[kind]
+                    result = fields.get("result", result)
+        return self._view(round_id, state, result)
+
+    def _view(self, round_id: str, state: str, result: Any = None) -> RoundView:
+        known = self._rounds[round_id]
+        bets: list[BetView] = []
+        for player, placed in known.bets.items():
+            found = self._settlements(known, player)
+            bets += [self._settled_bet(bet, found, state == "settled") for bet in placed]
+        return RoundView(
+            round_id=round_id,
+            table_id=known.table_id,
+            game=known.game or "",
+            state=state,
+            result=result,
+            bets=tuple(bets),
+            events=None,  # a stream says what happened, not the dealer's events
+            opened_at=None,
+            betting_ends_at=None,
+        )
+
+    def _settlements(self, known: _Round, player_id: str) -> dict[str, dict]:
+        """The last settlement of each bet of the round on the player's stream, by bet id."""
+        if "settled" not in self.events:
+            return {}
+        values = {"round_id": known.round_id, "game": known.game}
+        found: dict[str, dict] = {}
+        for message in self.log.since(known.opened_seq - 1, f"player {player_id}"):
+            fields = self._read("settled", message, values)
+            said = None if fields is None else fields.get("round_id")
+            if fields is not None and (said in (None, MISSING) or str(said) == known.round_id):
+                found[str(fields.get("bet_id"))] = fields
+        return found
+
+    def _settled_bet(self, bet: BetView, settlements: dict[str, dict], ended: bool) -> BetView:
+        """The bet as its last settlement says, if one came; after the result a bet with no
+        settlement seen has an unknown status (a disconnected player is told nothing)."""
+        settled = settlements.get(bet.bet_id)
+        if settled is None:
+            return replace(bet, status=None) if ended else bet
+        merged = {
+            "bet_id": bet.bet_id, "round_id": bet.round_id, "player_id": bet.player_id,
+            "selection": bet.selection, "stake": bet.stake, "status": "settled", **settled,
+        }  # fmt: skip
+        return self.reader.bet(merged)
+
+    def place(
+        self, spec: dict, player: PlayerHandle, round_id: str, values: dict, operation: str
+    ) -> Answer:
+        """One emit of the bet event on the player's stream, its acknowledgement judged by the
+        file's `responses` as an answer is: a refusal is `Refused` (its code and message)."""
+        known = self._rounds.get(round_id)
+        if known is not None:
+            stream = self.player_stream(player, known.table_id, known.game)
+        else:  # a round the table never opened: sent as asked, for the target to refuse
+            stream = self._any_stream_of(player, operation)
+        joined = self._joined[stream]
+        if not isinstance(joined.stream, SocketIOStream):
+            raise TargetError(operation, "bets are emitted only on a Socket.IO stream")
+        emit = spec["emit"]
+        data = self._render(emit["data"], self.calls.context(values))
+        closed_first = known is not None and self._closed_before(known, None)
+        sent_at = self.log.last_seq
+        body = joined.stream.emit(emit["event"], data)
+        acks = [m for m in self.log.since(sent_at, stream) if m.direction == ACK]
+        self._last_ack = acks[-1] if acks else None  # this emit's: a stream emits one at a time
+        rules = self.calls.responses(spec)
+        success = rules.get("success", {})
+        ok = holds(success, read(body, parse(success["path"])[1])) if "path" in success else True
+        if not ok:
+            code, message = error_of(rules, body, json.dumps(body)[:300])
+            late = None
+            if closed_first:
+                late = f"the bet was sent after the table closed betting on round {round_id}"
+            elif known is not None and self._closed_before(known, self._last_ack):
+                late = f"the table closed betting on round {round_id} while the bet was on its way"
+            raise Refused(operation, 200, code or "REFUSED", message, late)
+        root = rules.get("data")
+        data_root = read(body, parse(root)[1]) if root else body
+        return Answer(body, data_root, root or "$", dump_json(body))
+
+    def _closed_before(self, known: _Round, ack: StreamMessage | None) -> bool:
+        """Whether the round's close was seen on any stream before the answer `ack` came."""
+        until = ack.seq if ack is not None else self.log.last_seq
+        values = {"round_id": known.round_id, "game": known.game}
+        for message in self.log.since(known.opened_seq - 1)[: until - known.opened_seq + 1]:
+            fields = self._read("betting_closed", message, values)
+            if fields is not None and str(fields.get("round_id")) == known.round_id:
+                return True
+        return False
+
+    def _any_stream_of(self, player: PlayerHandle, operation: str) -> str:
+        """The player's stream as it is, or joined at the table the run last met a round of."""
+        name = f"player {player.player_id}"
+        joined = self._joined.get(name)
+        if joined is not None and joined.stream is not None:
+            return name
+        if not self._rounds:
+            raise TargetError(operation, "no table's stream was joined yet to send the bet on")
+        last = list(self._rounds.values())[-1]
+        return self.player_stream(player, last.table_id, last.game)
+
+    def acknowledged(self, round_id: str, player: PlayerHandle, bets: list[BetView]) -> None:
+        """Bets the target acknowledged: the ones whose settlement the result waits for, and
+        what the stream judge orders against the close (the acknowledgement's place)."""
+        ack = self._last_ack
+        with self._lock:
+            known = self._rounds.get(round_id)
+            if known is not None:
+                known.bets.setdefault(player.player_id, []).extend(bets)
+            if ack is not None:
+                self._acked += [_acked(ack, round_id, b) for b in bets]
+
+    @property
+    def mark(self) -> int:
+        """Where the stream's log is now: what a scenario's judge reads from."""
+        return self.log.last_seq
+
+    def events_since(self, after: int) -> list[LiveEvent]:
+        """Every message after seq `after` read as what it means, in the order seen: the
+        table's and players' pushes (each stream read for the game of the table it joined)
+        and the acknowledgements of the bets this run emitted."""
+        events = [a for a in self._acked if a.seq > after]
+        for message in self.log.since(after):
+            joined = self._joined_ever.get(message.stream)
+            game = joined.game if joined else None
+            for kind in JUDGED:
+                fields = self._read(kind, message, {"game": game})
+                if fields is None:
+                    continue
+                result = fields.get("result")
+                if isinstance(result, dict):
+                    result = result.get("dice") or result.get("tokens")
+                events.append(
+                    LiveEvent(
+                        kind, message.stream, message.seq, message.at,
+                        _text(fields.get("round_id")), _text(fields.get("bet_id")),
+                        fields.get("selection"), fields.get("stake"), fields.get("returned"),
+                        fields.get("balance"), None, result,
+                    )
+                )  # fmt: skip
+        return sorted(events, key=lambda e: e.seq)
+
+    def stream_of(self, player: PlayerHandle) -> str:
+        return f"player {player.player_id}"
+
+
+def _acked(ack: StreamMessage, round_id: str, bet: BetView) -> LiveEvent:
+    """A bet taken, placed where its acknowledgement came (the round it was sent for)."""
+    return LiveEvent(
+        BET_ACKED, ack.stream, ack.seq, ack.at, round_id, bet.bet_id, bet.selection, bet.stake
+    )
+
+
+def _text(value: Any) -> str | None:
+    return None if value in (None, MISSING) else str(value)
+
+
+def unnamed(bet: BetView) -> BetView:
+    """A bet as an acknowledgement shows it: a round or player it does not name stays unnamed
+    (empty), never "None", and never filled in with the one asked (its check would hold by
+    construction)."""
+    round_id = "" if bet.round_id == "None" else bet.round_id
+    player_id = "" if bet.player_id == "None" else bet.player_id
+    return replace(bet, round_id=round_id, player_id=player_id)
+
+
+def _names_bet(fields: dict, bet_id: str, round_id: str) -> bool:
+    """A settlement names the bet by its id (and, where it says one, its round)."""
+    if str(fields.get("bet_id")) != bet_id:
+        return False
+    said = fields.get("round_id")
+    return said in (None, MISSING) or str(said) == round_id
