@@ -117,15 +117,18 @@ def _settled_right_for_a_connected_player(
     return False
 
 
-def _paid_right_to_the_connected(scene: Scene, mine: list[PlacedBet]) -> bool:
-    """True when `mine` are bets of a player who disconnected in the round, and one of them
-    has its twin (selection and stake) held by a connected player, settled as the paytable
-    says: the paytable is applied, so what this player's balance misses is the disconnection's."""
-    for placed in mine:
+def _proven_returns(scene: Scene, unseen: list[PlacedBet]) -> tuple[Decimal, list[str]]:
+    """What the target owes for sure on bets whose settlement it never showed: for each one a
+    connected player holds the same of (selection and stake) settled as the paytable says, its
+    return; and the bets it cannot be proven for."""
+    proven, unproven = Decimal(0), []
+    for placed in unseen:
         oracle = scene.expected(placed)
         if _settled_right_for_a_connected_player(scene, placed, oracle.outcome, oracle.win):
-            return True
-    return False
+            proven += oracle.returned
+        else:
+            unproven.append(placed.label)
+    return proven, unproven
 
 
 def _check_settlement(
@@ -233,44 +236,77 @@ def _check_balance(scene: Scene, player: str, amount: str) -> None:
     mine = [b for b in scene.bets if b.player == player]
     actual = scene.adapter.balance(scene.player(player))
     returned = Decimal(0)
-    unseen = []  # bets whose settlement the target never showed (a disconnected player's)
+    unseen: list[PlacedBet] = []  # bets whose settlement the target never showed (offline)
     for placed in mine:
         shown = scene.shown_bet(placed, (MONEY_DUTY,))
         returned += shown.returned or Decimal(0)
         if (shown.status, shown.outcome, shown.returned) == (None, None, None):
-            unseen.append(placed.label)
+            unseen.append(placed)
     start, staked = scene.starting_balances[player], sum((b.stake for b in mine), Decimal(0))
     conserved = start - staked + returned
-    if unseen:  # what it returned is not known: money conserved cannot be judged from it
-        allure.attach(
-            f"{player}'s balance {actual} against the returns the target showed: not judged, "
-            f"it showed no settlement of {', '.join(unseen)}",
-            name=f"{player}'s money not reconciled",
-            attachment_type=allure.attachment_type.TEXT,
-        )
-    else:
-        scene.checks.check(
-            actual == conserved,
-            (MONEY_DUTY, *([WINNINGS_PAID[scene.game]] if scene.game in WINNINGS_PAID else [])),
-            f"{player}'s balance is {actual}, but its start {start} minus the stakes {staked} "
-            f"plus what the target says it returned ({returned}) is {conserved}",
-            f"{player}'s balance {actual} = {start} - {staked} + {returned}",
-        )
     settled = scene.outcome is not None and scene.round and scene.round.state == "settled"
+    if unseen:
+        _check_unseen(scene, player, actual, conserved, unseen, amount, bool(settled))
+        return
+    scene.checks.check(
+        actual == conserved,
+        (MONEY_DUTY, *([WINNINGS_PAID[scene.game]] if scene.game in WINNINGS_PAID else [])),
+        f"{player}'s balance is {actual}, but its start {start} minus the stakes {staked} "
+        f"plus what the target says it returned ({returned}) is {conserved}",
+        f"{player}'s balance {actual} = {start} - {staked} + {returned}",
+    )
     settled_by = (
         [c for placed in mine for c in (*scene.expected(placed).clauses, SETTLE_DUTY)]
         if settled
         else [SETTLE_DUTY]
     )
-    if settled and unseen and _paid_right_to_the_connected(scene, mine):
-        # the bets the target paid a player who stayed connected are right: what this player
-        # was not paid is the disconnection's (TBL-DISC-02), not the paytable's
-        settled_by = [DISCONNECTION]
     scene.checks.check(
         actual == Decimal(amount),
         settled_by,
         f"{player}'s balance is {actual}, expected {amount}",
         f"{player}'s balance is {amount}",
+    )
+
+
+def _check_unseen(
+    scene: Scene,
+    player: str,
+    actual: Decimal,
+    shown: Decimal,
+    unseen: list[PlacedBet],
+    amount: str,
+    settled: bool,
+) -> None:
+    """A balance where the target showed no settlement of some bets (a player told nothing
+    while disconnected): money conserved cannot be judged on what it showed. What it owes for
+    sure (`shown`: the start, less the stakes, plus the returns it showed; plus the return of
+    each unseen bet a connected player holds the same of and was paid by the paytable for) is
+    the disconnection's duty (TBL-DISC-02); the balance at the feature's amount holds for the
+    bets' clauses; anything else cannot be told apart and is not judged."""
+    labels = ", ".join(p.label for p in unseen)
+    if not settled:
+        raise HarnessError(f"{player}'s balance is checked before the round settled")
+    proven, unproven = _proven_returns(scene, unseen)
+    owed = shown + proven
+    scene.checks.check(
+        actual >= owed if unproven else actual == owed,
+        (DISCONNECTION,),
+        f"{player}'s balance is {actual}, but the target owes at least {owed}: the returns it "
+        f"showed and, for {labels} (settled while {player} was away), what it paid a connected "
+        "player for the same bet",
+        f"{player}'s balance {actual} holds what the target owes for sure ({owed})",
+    )
+    mine = [b for b in scene.bets if b.player == player]
+    if actual == Decimal(amount):
+        clauses = [c for placed in mine for c in (*scene.expected(placed).clauses, SETTLE_DUTY)]
+        scene.checks.held(clauses, f"{player}'s balance is {amount}")
+        return
+    allure.attach(
+        f"{player}'s balance is {actual}, expected {amount}; the target showed no settlement of "
+        f"{labels}, and {', '.join(unproven)} has no twin a connected player was paid for: the "
+        "disconnection's part and the paytable's cannot be told apart, so it is not judged",
+        name=f"{player}'s balance not judged",
+        attachment_type=allure.attachment_type.TEXT,
     )
 
 

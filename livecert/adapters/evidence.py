@@ -24,8 +24,8 @@ _BODY_LIMIT = 256_000
 LAB_COMMAND = "RUN"  # an exchange's method when it is a lab's command (a restart hook), no request
 # an exchange's method when it is a message of a live table's stream, not a request: pushed by
 # the target, emitted (or sent as a frame) by the harness, or the acknowledgement of an emit
-PUSHED, EMITTED, ACKNOWLEDGED = "PUSH", "EMIT", "ACK"
-STREAM_METHODS = frozenset({PUSHED, EMITTED, ACKNOWLEDGED})
+PUSHED, EMITTED, ACKNOWLEDGED, JOINED = "PUSH", "EMIT", "ACK", "JOIN"
+STREAM_METHODS = frozenset({PUSHED, EMITTED, ACKNOWLEDGED, JOINED})
 NOT_REQUESTS = STREAM_METHODS | {LAB_COMMAND}  # counted apart from the requests' latency
 
 

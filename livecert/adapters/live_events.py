@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from livecert.adapters.errors import MappingAnswerError
-from livecert.adapters.mapping.jsonpath import MISSING, parse, read
+from livecert.adapters.jsonpath import MISSING, parse, read
 from livecert.adapters.streams import ACK, IN, StreamLog, StreamMessage
 
 ROUND_OPENED, BETTING_CLOSED, RESULT = "round_opened", "betting_closed", "result"

@@ -98,6 +98,9 @@ class RoundView:
     result: dict | None
     bets: tuple[BetView, ...]
     events: tuple[dict, ...] | None = ()  # None: the target does not report them
+    # the round as the harness assembled it from a live table's stream: its id and its bets
+    # are the ones asked and acknowledged, not an answer naming them (nothing to compare)
+    echoed: bool = False
     opened_at: str | None = None  # ISO 8601 times as the target wrote them
     betting_ends_at: str | None = None
 

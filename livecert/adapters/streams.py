@@ -195,9 +195,16 @@ class SocketIOStream:
             waiting.set()
 
     def emit(self, event: str, data: Any, timeout: float | None = None) -> Any:
-        """Send `event` and wait for its acknowledgement: the answer, recorded too. The answer
-        is logged by the thread that logs every message, the moment it arrives, so a message
-        pushed after it is logged after it (its place is what the timing duties judge)."""
+        """Send `event` and wait for its acknowledgement: the answer (see `call`)."""
+        return self.call(event, data, timeout)[0]
+
+    def call(
+        self, event: str, data: Any, timeout: float | None = None
+    ) -> tuple[Any, StreamMessage]:
+        """Send `event` and wait for its acknowledgement: the answer and its message in the log.
+        The answer is logged by the thread that logs every message, the moment it arrives, so
+        a message pushed after it is logged after it (its place is what the timing duties
+        judge)."""
         import socketio
 
         if self._client is None or self._worker is None:
@@ -207,9 +214,11 @@ class SocketIOStream:
         sent = self.log.add(self.name, OUT, event, data)
         answered, answer = threading.Event(), []
 
+        logged: list[StreamMessage] = []
+
         def acknowledged(*reply: Any) -> None:
             answer.append(reply[0] if len(reply) == 1 else list(reply))
-            self.log.add(self.name, ACK, event, answer[0], answers=sent.seq)
+            logged.append(self.log.add(self.name, ACK, event, answer[0], answers=sent.seq))
             answered.set()
 
         wait = self.timeout if timeout is None else timeout
@@ -221,9 +230,9 @@ class SocketIOStream:
             raise StreamError(f"sending {event}", f"the stream is closed ({error})") from None
         finally:
             self._pending.discard(answered)
-        if answer:
-            return answer[0]
-        if not self._client.connected:
+        if answer and logged:
+            return answer[0], logged[0]
+        if self._client is None or not self._client.connected:
             raise StreamError(f"sending {event}", "the target closed the stream before answering")
         raise StreamTimeout(f"sending {event}", f"no acknowledgement within {wait:g} s")
 
@@ -316,13 +325,16 @@ class WebSocketStream:
     def _read(self) -> None:
         from websockets.exceptions import ConnectionClosed
 
+        socket = self._socket
         try:
-            for frame in self._socket:
+            for frame in socket:
                 self._frame(frame)
         except ConnectionClosed as closed:
-            self.log.broken(self.name, f"the target closed the stream ({closed})")
+            if self._socket is not None:  # not the harness's own close
+                self.log.broken(self.name, f"the target closed the stream ({closed})")
             return
-        self.log.broken(self.name, "the target closed the stream")
+        if self._socket is not None:
+            self.log.broken(self.name, "the target closed the stream")
 
     def _frame(self, frame: str | bytes) -> None:
         if not self.json_frames:
@@ -341,9 +353,14 @@ class WebSocketStream:
     def send(self, data: Any) -> None:
         if self._socket is None:
             raise StreamError("sending a frame", "the stream is not connected")
+        from websockets.exceptions import ConnectionClosed
+
         kind = data.get(self.kind_key) if isinstance(data, dict) else None
         self.log.add(self.name, OUT, str(kind) if kind is not None else "message", data)
-        self._socket.send(json.dumps(data) if self.json_frames else str(data))
+        try:
+            self._socket.send(json.dumps(data) if self.json_frames else str(data))
+        except ConnectionClosed as closed:
+            raise StreamError("sending a frame", f"the stream is closed ({closed})") from None
 
     def close(self) -> None:
         if self._socket is not None:

@@ -13,7 +13,7 @@ def reproductions(records: list[dict], limit: int = 50) -> list[dict]:
     """What reproduces each failed scenario: its message (expected versus actual) and its
     requests as curl commands with what came back (the first `limit` failures)."""
     return [
-        {k: r.get(k) for k in ("nodeid", "name", "message", "exchanges", "script")}
+        {k: r.get(k) for k in ("nodeid", "name", "message", "exchanges", "script", "stream_script")}
         for r in records
         if r["type"] == "reproduction"
     ][:limit]

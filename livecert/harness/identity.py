@@ -124,6 +124,8 @@ class IdentityGuard:
         return problems
 
     def _round(self, operation: str, asked: str, view: RoundView) -> RoundView:
+        if view.echoed:  # assembled from a stream by the harness: it names nothing itself
+            return view
         problems = []
         if view.round_id != asked:
             problems.append(f"the answer is for round {view.round_id!r}, asked {asked!r}")
@@ -136,6 +138,8 @@ class IdentityGuard:
 
     def open_round(self, table_id: str, countdown_ms: int | None = None) -> RoundView:
         view = self._adapter.open_round(table_id, countdown_ms=countdown_ms)
+        if view.echoed:
+            return view
         problems = []
         if view.table_id and view.table_id != table_id:
             problems.append(f"the round opened at table {view.table_id!r}, asked {table_id!r}")

@@ -132,7 +132,9 @@ def _settlements(
     events: list[LiveEvent], acks: dict[str, LiveEvent], players: set[str], verdict: StreamVerdict
 ) -> dict[str, LiveEvent]:
     """Each bet's settlement once: a repeat alike is evidence; a repeat with other amounts is a
-    second settlement. Only the players' own streams are asked whose bets they settle."""
+    second settlement. A settlement is of the bet the player had acknowledged, on that player's
+    stream and that round (one naming no round is of the acknowledged bet's round); anything
+    else fails REG-SETTLE-01 (a settlement of a bet never taken fails REG-MONEY-01 too)."""
     resulted = {e.round_id for e in events if e.kind == RESULT}
     once: dict[str, LiveEvent] = {}
     for settled in (e for e in events if e.kind == SETTLED):
@@ -148,22 +150,37 @@ def _settlements(
                     )
                 )  # fmt: skip
             continue
+        ack = acks.get(settled.bet_id or "")
         once[settled.bet_id or ""] = settled
-        if settled.stream in players:
-            known = settled.bet_id in acks
-            verdict.checks.append(
-                StreamCheck(
-                    (SETTLE, MONEY), known,
-                    f"bet {settled.bet_id} was settled"
-                    + ("" if known else ", a bet the player never had acknowledged"),
-                    (settled.seq,),
-                )
-            )  # fmt: skip
-        has_result = settled.round_id in resulted
+        if ack is None:
+            if settled.stream in players:
+                verdict.checks.append(
+                    StreamCheck(
+                        (SETTLE, MONEY), False,
+                        f"bet {settled.bet_id} was settled, a bet the player never had "
+                        "acknowledged", (settled.seq,),
+                    )
+                )  # fmt: skip
+            continue
+        said = settled.round_id
+        problems = []
+        if settled.stream != ack.stream:
+            problems.append(f"pushed on {settled.stream}, taken on {ack.stream}")
+        if said is not None and said != ack.round_id:
+            problems.append(f"settled on round {said}, taken for round {ack.round_id}")
+        verdict.checks.append(
+            StreamCheck(
+                (SETTLE,), not problems,
+                f"bet {settled.bet_id} was settled "
+                + ("; ".join(problems) if problems else "to its player, on its round"),
+                (ack.seq, settled.seq),
+            )
+        )  # fmt: skip
+        has_result = ack.round_id in resulted
         verdict.checks.append(
             StreamCheck(
                 (SETTLE,), has_result,
-                f"round {settled.round_id} settled "
+                f"round {ack.round_id} settled "
                 + ("after its result" if has_result else "with no result ever reported"),
                 (settled.seq,),
             )
@@ -196,7 +213,10 @@ def _payouts(
     """Each settlement against the oracle, on the bet as acknowledged and its round's result."""
     results = {e.round_id: e for e in events if e.kind == RESULT}
     for bet_id, settled in once.items():
-        shown, ack = results.get(settled.round_id), acks.get(bet_id)
+        ack = acks.get(bet_id)
+        if ack is None:
+            continue  # a bet never taken: failed above, no payout of it proves anything
+        shown = results.get(ack.round_id)
         if shown is None:
             continue  # judged above: a settlement with no result
         selection = ack.selection if ack and ack.selection else settled.selection

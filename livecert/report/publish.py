@@ -53,16 +53,18 @@ SCRIPTS_FOLDER = "reproductions"
 
 def write_scripts(folder: Path, certificate: dict) -> list[Path]:
     """Each failed scenario's reproduction as a script of its own (reproductions/NN.sh), which
-    runs as written against a fresh target (livecert.adapters.script)."""
+    runs as written against a fresh target (livecert.adapters.script), and for a live table's
+    scenario a Python script that sends its stream messages again (reproductions/NN.py)."""
     written = []
     for number, reproduction in enumerate(certificate.get("reproductions") or [], 1):
-        if not reproduction.get("script"):
-            continue
-        target = folder / SCRIPTS_FOLDER / f"{number:02d}.sh"
-        target.parent.mkdir(exist_ok=True)
-        target.write_text(reproduction["script"], encoding="utf-8")
-        target.chmod(0o755)
-        written.append(target)
+        for key, suffix in (("script", "sh"), ("stream_script", "py")):  # a live table's: .py
+            if not reproduction.get(key):
+                continue
+            target = folder / SCRIPTS_FOLDER / f"{number:02d}.{suffix}"
+            target.parent.mkdir(exist_ok=True)
+            target.write_text(reproduction[key], encoding="utf-8")
+            target.chmod(0o755)
+            written.append(target)
     return written
 
 

@@ -517,12 +517,10 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
                 continue
             live = self._stream_of(operation)
             values["bet"] = batch[0] if len(batch) == 1 else None
-            answer = live.place(spec, player, round_id, values, operation)
+            answer, ack = live.place(spec, player, round_id, values, operation)
             fields = self._reader.answer("place_bets", operation, spec, answer, values)
             acked = [unnamed(self._reader.bet(b)) for b in fields.get("bets") or []]
-            # taken, as the acknowledgement judged a success says: open until it is settled
-            acked = [b if b.status else replace(b, status="open") for b in acked]
-            live.acknowledged(round_id, player, acked)
+            live.acknowledged(round_id, player, acked, ack)
             placed += acked
         holdings = self._holdings.setdefault(round_id, {})
         holder = holdings.setdefault(player.player_id, (player, []))

@@ -21,8 +21,8 @@ import requests
 from livecert.adapters.bounds import Bounds
 from livecert.adapters.errors import Refused, RunCut, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
+from livecert.adapters.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.mapping.document import MappingError, MappingFile, may_resend
-from livecert.adapters.mapping.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.mapping.sessions import Forced, Sessions
 from livecert.adapters.mapping.template import Filter, TemplateError, dump_json, render
 from livecert.adapters.mapping.wire_money import WireMoneyError

@@ -14,10 +14,10 @@ from typing import Any
 import fastjsonschema
 import yaml
 
+from livecert.adapters.jsonpath import PathError, parse
 from livecert.adapters.mapping.accounts import Account, AccountsError, parse_accounts
 from livecert.adapters.mapping.history import ABSENT as HISTORY_ABSENT
 from livecert.adapters.mapping.history import history_problems
-from livecert.adapters.mapping.jsonpath import PathError, parse
 from livecert.adapters.mapping.names import ACCOUNT_LOGIN, OPERATION_CONTEXT, TemplateNames
 from livecert.adapters.mapping.schema import MAPPING_SCHEMA
 from livecert.adapters.mapping.selections import SelectionTable

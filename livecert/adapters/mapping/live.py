@@ -28,16 +28,18 @@ from livecert.adapters.errors import Refused, TargetError, Unsupported
 from livecert.adapters.evidence import (
     ACKNOWLEDGED,
     EMITTED,
+    JOINED,
     PUSHED,
     Exchange,
     ExchangeRecorder,
 )
+from livecert.adapters.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.live_events import BET_ACKED, LiveEvent
 from livecert.adapters.mapping.calls import Answer, Calls, error_of
-from livecert.adapters.mapping.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.mapping.reading import Reader
 from livecert.adapters.mapping.template import dump_json, render
 from livecert.adapters.model import BetView, PlayerHandle, RoundView
+from livecert.adapters.secrets import SECRETS
 from livecert.adapters.streams import (
     ACK,
     IN,
@@ -104,7 +106,6 @@ class LiveTable:
         self._rounds: dict[str, _Round] = {}
         self._joined_ever: dict[str, _Joined] = {}  # every stream joined (its game), for reading
         self._acked: list[LiveEvent] = []
-        self._last_ack: StreamMessage | None = None
         self._lock = threading.RLock()
 
     # -- joining -------------------------------------------------------------------------------
@@ -137,6 +138,23 @@ class LiveTable:
             )
         )
 
+    def _joining(self, name: str, role: str, shown: str, auth: Any) -> None:
+        """The join itself as evidence (its credentials masked when it is handed over): what a
+        reproduction joins the stream with."""
+        self.recorder.add(
+            Exchange(
+                seq=self.recorder.next_message_seq(),
+                operation=f"stream {name}",
+                role=role,
+                method=JOINED,
+                url=shown,
+                request_body=dump_json({"auth": auth}),
+                status=None,
+                response_body=None,
+                elapsed_ms=0.0,
+            )
+        )
+
     def _open(self, name: str, side: str, role: str, values: dict) -> None:
         """Join stream `name` as the file's `streams.<side>` says, once (again after it was
         closed or dropped: a player reconnecting)."""
@@ -151,6 +169,7 @@ class LiveTable:
             if spec.get("query"):
                 url += "?" + urlencode(self._render(spec["query"], context))
             stream: SocketIOStream | WebSocketStream
+            auth = None
             if self.spec["protocol"] == "socketio":
                 auth = self._render(spec.get("auth"), context) if "auth" in spec else None
                 namespace = self.spec.get("namespace", "/")
@@ -167,10 +186,16 @@ class LiveTable:
                 values.get("game"),
             )  # fmt: skip
             self.log.mended(name)
-            stream.connect()
-            join = spec.get("join")
-            if join:
-                self._join(name, stream, join, context)
+            self._joining(name, role, shown, auth if self.spec["protocol"] == "socketio" else None)
+            try:
+                stream.connect()
+                join = spec.get("join")
+                if join:
+                    self._join(name, stream, join, context)
+            except BaseException:
+                self._joined.pop(name, None)  # never taken for joined: the next try joins again
+                stream.close()
+                raise
 
     def _join(self, name: str, stream: Any, join: dict, context: dict) -> None:
         data = self._render(join.get("data"), context)
@@ -180,7 +205,7 @@ class LiveTable:
         answer = stream.emit(join["emit"], data)
         ok = join.get("ok")
         if ok and not holds(ok, read(answer, parse(ok["path"])[1])):
-            raise StreamError(f"joining {name}", f"the target refused: {answer!r}"[:300])
+            raise StreamError(f"joining {name}", _shown(f"the target refused: {answer!r}"))
 
     def _render(self, template: Any, context: dict) -> Any:
         return render(template, context, self.filters)
@@ -266,12 +291,15 @@ class LiveTable:
         """The first message of `stream` after `after` read as `kind` that `accept` takes;
         an `error` message of the stream meanwhile is a target error naming what it said."""
         found: list[dict] = []
+        began = self.log.last_seq  # an error the table says from now on ends the wait
 
         def match(message: StreamMessage) -> bool:
-            error = self._read("error", message, values) if "error" in self.events else None
+            error = None
+            if "error" in self.events and message.seq > began:
+                error = self._read("error", message, values)
             if error is not None:
                 said = ", ".join(f"{k} {v}" for k, v in error.items())
-                raise TargetError(f"waiting for {what}", f"the stream said: {said}"[:300])
+                raise TargetError(f"waiting for {what}", _shown(f"the stream said: {said}"))
             fields = self._read(kind, message, values)
             if fields is None or not accept(fields):
                 return False
@@ -337,9 +365,33 @@ class LiveTable:
             known.stream, "result", f"the result of round {round_id}", known.opened_seq - 1,
             lambda f: str(f.get("round_id")) == round_id, values,
         )  # fmt: skip
+        self._as_forced(round_id, fields.get("result"))
         if "settled" in self.events:
             self._await_settlements(known, values)
         return self._view(round_id, "settled", fields.get("result"))
+
+    def _as_forced(self, round_id: str, shown: Any) -> None:
+        """The table showed another result than the one the lab forced (other dice, another
+        count of red): the forcing did not reach it, and nothing of the round can be judged on
+        the forced result. A target error (the run is incomplete), never payout findings. The
+        same dice or tokens in another order are the same result here: the round's result
+        check judges the order."""
+        forced = self.reader.entered.get(round_id)
+        if forced is None or not isinstance(shown, dict):
+            return
+        values = shown.get("dice") if "dice" in shown else shown.get("tokens")
+        if not isinstance(values, list):
+            return
+        try:
+            same = sorted(map(str, values)) == sorted(map(str, forced))
+        except TypeError:
+            same = False
+        if not same:
+            raise TargetError(
+                "enter the result",
+                f"round {round_id} showed {values}, not the {list(forced)} the lab forced: the "
+                "forcing did not reach the table, so its settlements say nothing of the paytable",
+            )
 
     def _await_settlements(self, known: _Round, values: dict) -> None:
         """Wait (up to the settle time in all) for each acknowledged bet's settlement on its
@@ -385,8 +437,10 @@ class LiveTable:
 
     def _view(self, round_id: str, state: str, result: Any = None) -> RoundView:
         known = self._rounds[round_id]
+        with self._lock:
+            holdings = [(player, list(placed)) for player, placed in known.bets.items()]
         bets: list[BetView] = []
-        for player, placed in known.bets.items():
+        for player, placed in holdings:
             found = self._settlements(known, player)
             bets += [self._settled_bet(bet, found, state == "settled") for bet in placed]
         return RoundView(
@@ -399,6 +453,7 @@ class LiveTable:
             events=None,  # a stream says what happened, not the dealer's events
             opened_at=None,
             betting_ends_at=None,
+            echoed=True,
         )
 
     def _settlements(self, known: _Round, player_id: str) -> dict[str, dict]:
@@ -428,7 +483,7 @@ class LiveTable:
 
     def place(
         self, spec: dict, player: PlayerHandle, round_id: str, values: dict, operation: str
-    ) -> Answer:
+    ) -> tuple[Answer, StreamMessage]:
         """One emit of the bet event on the player's stream, its acknowledgement judged by the
         file's `responses` as an answer is: a refusal is `Refused` (its code and message)."""
         known = self._rounds.get(round_id)
@@ -442,24 +497,21 @@ class LiveTable:
         emit = spec["emit"]
         data = self._render(emit["data"], self.calls.context(values))
         closed_first = known is not None and self._closed_before(known, None)
-        sent_at = self.log.last_seq
-        body = joined.stream.emit(emit["event"], data)
-        acks = [m for m in self.log.since(sent_at, stream) if m.direction == ACK]
-        self._last_ack = acks[-1] if acks else None  # this emit's: a stream emits one at a time
+        body, ack = joined.stream.call(emit["event"], data)
         rules = self.calls.responses(spec)
         success = rules.get("success", {})
         ok = holds(success, read(body, parse(success["path"])[1])) if "path" in success else True
         if not ok:
-            code, message = error_of(rules, body, json.dumps(body)[:300])
+            code, message = error_of(rules, body, _shown(json.dumps(body)))
             late = None
             if closed_first:
                 late = f"the bet was sent after the table closed betting on round {round_id}"
-            elif known is not None and self._closed_before(known, self._last_ack):
+            elif known is not None and self._closed_before(known, ack):
                 late = f"the table closed betting on round {round_id} while the bet was on its way"
             raise Refused(operation, 200, code or "REFUSED", message, late)
         root = rules.get("data")
         data_root = read(body, parse(root)[1]) if root else body
-        return Answer(body, data_root, root or "$", dump_json(body))
+        return Answer(body, data_root, root or "$", dump_json(body)), ack
 
     def _closed_before(self, known: _Round, ack: StreamMessage | None) -> bool:
         """Whether the round's close was seen on any stream before the answer `ack` came."""
@@ -482,16 +534,19 @@ class LiveTable:
         last = list(self._rounds.values())[-1]
         return self.player_stream(player, last.table_id, last.game)
 
-    def acknowledged(self, round_id: str, player: PlayerHandle, bets: list[BetView]) -> None:
-        """Bets the target acknowledged: the ones whose settlement the result waits for, and
-        what the stream judge orders against the close (the acknowledgement's place)."""
-        ack = self._last_ack
+    def acknowledged(
+        self, round_id: str, player: PlayerHandle, bets: list[BetView], ack: StreamMessage
+    ) -> None:
+        """Bets the target acknowledged (`ack`, the message that said so): the ones whose
+        settlement the result waits for, and what the stream judge orders against the close.
+        A bet acknowledged again (a slip resent with its key) is one bet."""
         with self._lock:
             known = self._rounds.get(round_id)
             if known is not None:
-                known.bets.setdefault(player.player_id, []).extend(bets)
-            if ack is not None:
-                self._acked += [_acked(ack, round_id, b) for b in bets]
+                held = known.bets.setdefault(player.player_id, [])
+                ids = {b.bet_id for b in held}
+                held += [b for b in bets if b.bet_id not in ids]
+            self._acked += [_acked(ack, round_id, b) for b in bets]
 
     @property
     def mark(self) -> int:
@@ -532,6 +587,12 @@ def _acked(ack: StreamMessage, round_id: str, bet: BetView) -> LiveEvent:
     return LiveEvent(
         BET_ACKED, ack.stream, ack.seq, ack.at, round_id, bet.bet_id, bet.selection, bet.stake
     )
+
+
+def _shown(text: str) -> str:
+    """A target's words for a message: secrets masked first, then cut (a cut token would
+    escape its mask)."""
+    return (SECRETS.mask(text) or "")[:300]
 
 
 def _text(value: Any) -> str | None:

@@ -17,9 +17,9 @@ from decimal import Decimal
 from typing import Any
 
 from livecert.adapters.errors import MappingAnswerError
+from livecert.adapters.jsonpath import MISSING, PathError, parse, read
 from livecert.adapters.mapping.calls import Answer
 from livecert.adapters.mapping.document import MappingFile
-from livecert.adapters.mapping.jsonpath import MISSING, PathError, parse, read
 from livecert.adapters.mapping.sessions import PLAYER_TOKEN
 from livecert.adapters.mapping.wire_money import MoneyFormat, WireMoneyError
 from livecert.adapters.model import BetRecord, BetView, PlayerHandle, RecordRound, RoundView

@@ -19,8 +19,8 @@ import requests
 from livecert.adapters.bounds import bounded_session
 from livecert.adapters.errors import CredentialsError, Refused
 from livecert.adapters.evidence import Exchange
+from livecert.adapters.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.mapping.document import MappingError, MappingFile
-from livecert.adapters.mapping.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.mapping.template import Filter, TemplateError, render
 from livecert.adapters.secrets import MIN_LENGTH, SECRETS
 
