@@ -301,3 +301,43 @@ def test_a_stream_finding_comes_with_a_script_that_sends_its_messages_again(
         )  # fmt: skip
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
     assert "sends" in ran.stdout and "answered" in ran.stdout and "pushed" in ran.stdout
+
+
+def test_a_table_that_never_pushes_the_result_ends_the_run_incomplete(tmp_path: Path) -> None:
+    """A broken stream in a run: the wait for the result ends at its deadline, and the run
+    stops incomplete naming the round, with no finding against the table."""
+    with live_table("result-never-pushed") as (url, env):
+        status, certificate, output = _certify(
+            tmp_path / "report", url, env, "--game", "xocdia", "--clauses", "XD-PAY-03"
+        )
+    assert (status, certificate["verdict"]) == (2, "incomplete"), output[-3000:]
+    assert not _failed(certificate)
+    [error] = certificate["target_errors"]
+    assert "waiting for the result of round" in error and "within 5 s" in error, error
+
+
+def test_a_stream_the_table_drops_is_joined_again_and_the_bets_settle(tmp_path: Path) -> None:
+    """The table drops the player's connection mid-round (a network cut): the round goes on and
+    settles without telling the player; the player joins again at the next call, as a player
+    reconnects (TBL-DISC-*), the wallet credited and the stream readable again."""
+    with live_table() as (url, env):
+        adapter = _adapter(url, {**env, "LIVE_TMP": str(tmp_path)})
+        admin = {"x-admin-token": env[ENV_TOKEN]}
+        try:
+            player = adapter.create_player(Decimal("100.00"))
+            opened = adapter.open_round(adapter.create_table("sicbo"))
+            adapter.place_bets(player, opened.round_id, [("BIG", Decimal("10.00"))])
+            cut = requests.post(
+                url + "/api/test/drop", json={"player": player.player_id}, headers=admin, timeout=5
+            )
+            assert cut.json()["dropped"] == 1
+            adapter.close_betting(opened.round_id)
+            settled = adapter.enter_result(opened.round_id, (6, 5, 4))
+            again = adapter.open_round(adapter.create_table("sicbo"))
+            [taken] = adapter.place_bets(player, again.round_id, [("SMALL", Decimal("1.00"))])
+            balance = adapter.balance(player)
+        finally:
+            adapter.close()
+    [shown] = settled.bets
+    assert shown.status is None  # dropped before it settled: told nothing, judged on nothing
+    assert taken.bet_id and balance == Decimal("109.00")  # 100 - 10 + 20, then 1 staked

@@ -208,3 +208,13 @@ def test_a_websocket_that_is_not_there_is_a_clear_error() -> None:
     stream = WebSocketStream("table", f"ws://127.0.0.1:{free_port()}", StreamLog(), timeout=2)
     with pytest.raises(StreamError, match=r"opening ws://127\.0\.0\.1"):
         stream.connect()
+
+
+def test_a_socketio_2_server_is_refused_naming_the_version() -> None:
+    """python-socketio 5 cannot speak to a Socket.IO 2.x server (Engine.IO 3): the refusal
+    says which version the target may be and which the harness speaks."""
+    from livecert.adapters.streams import _why
+
+    said = _why(ConnectionError("Unexpected status code 400 in server response"))
+    assert "Socket.IO 2.x" in said and "3.x and later" in said
+    assert _why(ConnectionError("Connection refused")) == "Connection refused"

@@ -5,7 +5,8 @@ players do; every client of the namespace `/live` that joined a table is pushed 
 `round:close`, `round:result`, and each player its own `bet:settled` and `wallet` messages. A bet
 is an emitted `bet` event (one bet, or a slip: `bets`); its acknowledgement is the answer (the
 slip taken or refused whole). Amounts are
-integer cents. Accounts, the wallet and the next outcome (a test hook) are plain HTTP.
+integer cents. Accounts, the wallet, the bet record and the test hooks (the next outcome, a
+player's connections dropped) are plain HTTP.
 
 Seeded faults (`--fault`), each breaking one clause a stream shows:
 - `late-ack`: a bet sent while betting is open is acknowledged (and taken) after the close
@@ -336,6 +337,16 @@ class LiveTables:
             self.state.forced[key] = outcome
             return JSONResponse({"table": table, "round": body.get("round"), "next": outcome})
 
+        async def drop(request: HttpRequest) -> JSONResponse:
+            """A test hook: the server drops every connection of a player (a network cut)."""
+            if request.headers.get("x-admin-token") != self.operator_token:
+                return JSONResponse({"error": "admin token required"}, status_code=401)
+            player = (await request.json()).get("player")
+            sids = [sid for sid, pid in self.state.sids.items() if pid == player]
+            for sid in sids:
+                await self.sio.disconnect(sid, namespace=NAMESPACE)
+            return JSONResponse({"player": player, "dropped": len(sids)})
+
         async def tables(_: HttpRequest) -> JSONResponse:
             return JSONResponse([{"table": t, "game": g} for t, g in TABLES.items()])
 
@@ -345,6 +356,7 @@ class LiveTables:
                 Route("/api/wallet", wallet, methods=["GET"]),
                 Route("/api/history", history, methods=["GET"]),
                 Route("/api/test/next-outcome", force, methods=["POST"]),
+                Route("/api/test/drop", drop, methods=["POST"]),
                 Route("/api/tables", tables, methods=["GET"]),
             ],
             lifespan=self._lifespan,

@@ -87,6 +87,11 @@ class StreamLog:
             self._changed.notify_all()
             return message
 
+    def is_broken(self, stream: str) -> bool:
+        """Whether the stream dropped (or broke) and was not joined again since."""
+        with self._changed:
+            return stream in self._broken
+
     def mended(self, stream: str) -> None:
         """The stream joined again under its name (a player reconnecting): readable again."""
         with self._changed:

@@ -161,7 +161,9 @@ class LiveTable:
         with self._lock:
             known = self._joined.get(name)
             if known is not None and known.stream is not None:
-                return
+                if not self.log.is_broken(name):
+                    return
+                known.stream.close()  # the target dropped it: joined again, as a player would
             spec = self.spec.get(side, {})
             context = self.calls.context(values)
             headers = {k: str(v) for k, v in self._render(spec.get("headers", {}), context).items()}
@@ -400,8 +402,8 @@ class LiveTable:
         for player_id, bets in list(known.bets.items()):
             stream = f"player {player_id}"
             joined = self._joined.get(stream)
-            if joined is None or joined.stream is None:
-                continue  # a disconnected player is told nothing now
+            if joined is None or joined.stream is None or self.log.is_broken(stream):
+                continue  # a disconnected (or dropped) player is told nothing now
             wanted = {b.bet_id for b in bets}
             after = known.opened_seq - 1
 
