@@ -26,7 +26,7 @@ import yaml
 from cli_support import certify
 from vendor_support import example_server
 
-from livecert.adapters.errors import TargetError
+from livecert.adapters.errors import TargetError, Unsupported
 from livecert.adapters.mapping import MappingAdapter, MappingError, load_mapping
 from livecert.adapters.streams import StreamTimeout
 from livecert.harness.embedded import free_port
@@ -341,3 +341,27 @@ def test_a_stream_the_table_drops_is_joined_again_and_the_bets_settle(tmp_path: 
     [shown] = settled.bets
     assert shown.status is None  # dropped before it settled: told nothing, judged on nothing
     assert taken.bet_id and balance == Decimal("109.00")  # 100 - 10 + 20, then 1 staked
+
+
+def test_what_a_timer_table_cannot_be_asked_is_not_testable(tmp_path: Path) -> None:
+    """Closing betting twice, or on a finished round, a result while betting is open or twice,
+    a round the table never opened: a table on its own timer cannot be asked these, so each is
+    not testable (never read as the table taking it, a false REG-INPUT-01 finding)."""
+    with live_table() as (url, env):
+        adapter = _adapter(url, {**env, "LIVE_TMP": str(tmp_path)})
+        try:
+            player = adapter.create_player(Decimal("100.00"))
+            opened = adapter.open_round(adapter.create_table("sicbo"))
+            adapter.place_bets(player, opened.round_id, [("BIG", Decimal("1.00"))])
+            with pytest.raises(Unsupported, match="while betting is open"):
+                adapter.enter_result(opened.round_id, (1, 2, 3))
+            adapter.close_betting(opened.round_id)
+            with pytest.raises(Unsupported, match="a second close"):
+                adapter.close_betting(opened.round_id)
+            adapter.enter_result(opened.round_id, (1, 2, 3))
+            with pytest.raises(Unsupported, match="a second result"):
+                adapter.enter_result(opened.round_id, (1, 2, 3))
+            with pytest.raises(Unsupported, match="never seen opened"):
+                adapter.close_betting("no-such-round")
+        finally:
+            adapter.close()

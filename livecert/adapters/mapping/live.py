@@ -71,6 +71,7 @@ class _Round:
     stream: str
     opened_seq: int
     bets: dict[str, list[BetView]] = field(default_factory=dict)  # player -> bets acknowledged
+    close_asked: bool = False  # the run waited for its close once already
 
 
 @dataclass
@@ -350,6 +351,16 @@ class LiveTable:
     def closed(self, round_id: str) -> RoundView:
         """Round `round_id` once the stream said betting closed (at once if it did already)."""
         known = self._round(round_id, "close betting")
+        why = None
+        if known.close_asked:
+            why = "a second close cannot be asked of it"
+        elif self.view(round_id).state == "settled":
+            why = f"round {round_id} is finished, and closing it cannot be asked of it"
+        known.close_asked = True
+        if why:
+            raise Unsupported(
+                "close betting", f"the table closes betting on its own timer, once: {why}"
+            )
         self._wait(
             known.stream, "betting_closed", f"betting to close on round {round_id}",
             known.opened_seq - 1, lambda f: str(f.get("round_id")) == round_id,
