@@ -9,7 +9,6 @@ until a round reaches a state, slips in the vendor's codes, settlement derived f
 
 import copy
 import threading
-import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import replace
@@ -17,10 +16,9 @@ from decimal import Decimal
 from typing import Any
 
 from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds
-from livecert.adapters.errors import MappingAnswerError, Refused, TargetError, Unsupported
+from livecert.adapters.errors import MappingAnswerError, Refused, Unsupported
 from livecert.adapters.evidence import ExchangeRecorder
 from livecert.adapters.http import DEFAULT_TIMEOUT
-from livecert.adapters.live_events import LiveEvent
 from livecert.adapters.mapping.accounts import accounts_of
 from livecert.adapters.mapping.calls import Calls
 from livecert.adapters.mapping.document import (
@@ -37,6 +35,8 @@ from livecert.adapters.mapping.instant_play import (
 )
 from livecert.adapters.mapping.lent_players import LentAccounts
 from livecert.adapters.mapping.live import LiveTable, unnamed
+from livecert.adapters.mapping.live_ops import LiveOperations
+from livecert.adapters.mapping.polling import PolledRounds
 from livecert.adapters.mapping.reading import Reader
 from livecert.adapters.mapping.selections import NotOffered
 from livecert.adapters.mapping.template import BASIC_FILTERS, lookup_value
@@ -59,7 +59,7 @@ DEALER_ACTIONS = {
 }
 
 
-class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
+class MappingAdapter(PolledRounds, LiveOperations, InstantRounds, LentAccounts, RoundHistory):
     """A TargetAdapter for any HTTP API a mapping file describes."""
 
     def __init__(
@@ -208,74 +208,6 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
 
     # -- the adapter operations ----------------------------------------------------------------
 
-    def _round_op(self, name: str, operation: str, values: dict) -> RoundView:
-        """A round operation's answer, read again while the mapping's `poll` says to (or, for
-        a live table, the message its `wait` names, on the table's stream)."""
-        if "wait" in (self.mapping.operation(name) or {}):
-            return self._waited(name, operation, values)
-        poll = (self.mapping.operation(name) or {}).get("poll")
-        if not poll:
-            return self._reader.round(self._run(name, operation, values))
-        new_round = bool(poll.get("new_round"))
-        if new_round and self._forced:
-            raise Unsupported(
-                operation,
-                "the table opens its own rounds (the mapping waits for a new one): who may "
-                "open a round cannot be asked of it",
-            )
-        known = frozenset(self._reader.rounds_seen)  # "new" means: not one this run has met before
-        waiting = "until" in poll  # what the round shows before it gets there is the target's
-        shown = self._reader.round_or_none(
-            self._run(name, operation, values, none_yet=new_round, waiting=waiting)
-        )
-        if shown is None and not new_round:
-            raise TargetError(operation, "the answer names no round")
-        return self._poll(name, poll, shown, values, known)
-
-    def _poll(
-        self,
-        name: str,
-        poll: dict,
-        shown: RoundView | None,
-        values: dict,
-        known: frozenset[str],
-    ) -> RoundView:
-        """Read the round again until it leaves a transitional state (or reaches one), or, with
-        `new_round`, read the operation again until it shows a round the run has not met (a
-        table that opens its rounds itself)."""
-        interval = poll.get("interval_ms", 50) / 1000
-        timeout_ms = poll.get("timeout_ms", 10_000)
-        deadline = time.monotonic() + timeout_ms / 1000
-        new_round = poll.get("new_round", False)
-        operation = poll.get("operation", name if new_round else "get_round")
-
-        def waiting(view: RoundView | None) -> bool:
-            if view is None or (new_round and view.round_id in known):
-                return True
-            if any(getattr(view, k) in v for k, v in poll.get("while", {}).items()):
-                return True
-            return any(getattr(view, k) not in v for k, v in poll.get("until", {}).items())
-
-        while waiting(shown):
-            if time.monotonic() > deadline:
-                if shown is None:
-                    seen = "no round at all"
-                elif new_round and shown.round_id in known:
-                    seen = f"still round {shown.round_id} ({shown.state!r}), met before"
-                else:
-                    seen = f"round {shown.round_id} stayed {shown.state!r}"
-                wanted = "a new round" if new_round else "the round"
-                raise TargetError(f"wait for {wanted}", f"{seen} for {timeout_ms} ms")
-            time.sleep(interval)
-            # the round asked for (or, after an open, the one the answer named)
-            round_id = values.get("round_id") or (shown.round_id if shown else None)
-            asked = values if new_round else {**values, "round_id": round_id}
-            answer = self._run(
-                operation, "read the round", asked, none_yet=new_round, waiting="until" in poll
-            )
-            shown = self._reader.round_or_none(answer)
-        return shown
-
     def release_players(self, players: list[PlayerHandle] | None = None) -> None:
         """The scenario (or its `players`) done: lent accounts given back, and at a live table
         their streams left (else every player of the run stays joined, each pushed every
@@ -283,46 +215,6 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
         if self._live is not None:
             self._live.leave(players)
         super().release_players(players)
-
-    def stream_mark(self) -> int | None:
-        """Where a live table's stream log is now (None: this target pushes nothing)."""
-        return None if self._live is None else self._live.mark
-
-    def stream_events(self, after: int) -> list[LiveEvent]:
-        """The live table's messages since `stream_mark` said `after`, read as events."""
-        return [] if self._live is None else self._live.events_since(after)
-
-    def stream_name(self, player: PlayerHandle) -> str:
-        """The name of the player's own stream in those events."""
-        return f"player {player.player_id}"
-
-    def _stream_of(self, operation: str) -> LiveTable:
-        if self._live is None:  # the loader requires streams for any wait, emit or stream
-            raise TargetError(operation, "the mapping has no streams")
-        if self._forced is not None:
-            raise Unsupported(
-                operation,
-                "it goes over the live table's stream, joined with the run's own credentials: "
-                "who else may do it cannot be asked there",
-            )
-        return self._live
-
-    def _waited(self, name: str, operation: str, values: dict) -> RoundView:
-        """A live table's operation: its `before` hooks (a test hook forcing the outcome), then
-        the message its `wait` names, on the table's stream."""
-        spec = self.mapping.operation(name) or {}
-        live = self._stream_of(operation)
-        self._calls.hooks(operation, spec, "before", values)
-        event = spec["wait"]["event"]
-        if event == "round_opened":
-            known = frozenset(self._reader.rounds_seen)
-            view = live.next_round(values["table_id"], values.get("game"), known)
-        elif event == "betting_closed":
-            view = live.closed(values["round_id"])
-        else:
-            view = live.settled(values["round_id"])
-        self._calls.hooks(operation, spec, "then", values)
-        return view
 
     def create_player(self, balance: Decimal) -> PlayerHandle:
         """A new player with `balance`, or, where the mapping lists accounts, a free account
@@ -389,23 +281,6 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
     def close_betting(self, round_id: str) -> RoundView:
         return self._round_op("close_betting", "close betting", self._round_values(round_id))
 
-    def _forcible(self, round_id: str, outcome: Sequence[int] | Sequence[str]) -> None:
-        """A live table shows its own results after betting closes; the lab only forces the
-        outcome of a closed round. What else a scenario asks cannot be arranged there."""
-        why = None
-        if not _possible(outcome):
-            why = f"{list(outcome)} is not a result it can show, so its refusal cannot be asked"
-        else:
-            state = self._stream_of("enter the result").view(round_id).state
-            if state == "betting":
-                why = "a result revealed while betting is open cannot be arranged"
-            elif state != "closed":
-                why = f"the round is {state}: a second result cannot be entered"
-        if why:
-            raise Unsupported(
-                "enter the result", f"the live table draws its own results after betting: {why}"
-            )
-
     def record_reshake(self, round_id: str, reason: str) -> RoundView:
         values = self._round_values(round_id, reason=reason)
         return self._round_op("record_reshake", "record a re-shake", values)
@@ -422,27 +297,6 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
             return view  # the shake is the table's own, during betting: nothing to send
         values = self._round_values(round_id, event=event)
         return self._round_op("record_event", f"record the dealer event {event}", values)
-
-    def own_countdown(self) -> str | None:
-        """Why a round's betting time cannot be chosen here (the table opens its rounds itself:
-        a `wait` for its next round, or a poll for a new one), or None."""
-        spec = self.mapping.operation("open_round") or {}
-        if "wait" in spec or (spec.get("poll") or {}).get("new_round"):
-            return (
-                "the table opens its rounds itself, with its own betting time: a countdown of "
-                "the scenario's choosing cannot be set"
-            )
-        return None
-
-    def dealer_acts_alone(self) -> str | None:
-        """Why the dealer's shake cannot be left out or asked of this table (its own dealer
-        shakes every round: `record_event: {stream: by-table}`), or None."""
-        if (self.mapping.operation("record_event") or {}).get("stream") != "by-table":
-            return None
-        return (
-            "the table's own dealer shakes every round (record_event: by-table): a forgotten or "
-            "late shake cannot be arranged"
-        )
 
     def dealer_action(self, round_id: str, action: str, reason: str | None = None) -> RoundView:
         name = DEALER_ACTIONS.get(action)
@@ -638,11 +492,3 @@ class MappingAdapter(InstantRounds, LentAccounts, RoundHistory):
         values = {"table_id": table_id, "game": self._table_games.get(table_id)}
         fields = self._run("statistics", "read the statistics chart", values)
         return list(fields.get("results") or [])
-
-
-def _possible(outcome: Sequence[int] | Sequence[str]) -> bool:
-    """Three dice 1-6, or four tokens r/w: a result a table can show."""
-    values = list(outcome)
-    if len(values) == 3:
-        return all(type(d) is int and 1 <= d <= 6 for d in values)
-    return len(values) == 4 and all(t in ("r", "w") for t in values)

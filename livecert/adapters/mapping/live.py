@@ -17,44 +17,30 @@ error, as for any answer.
 """
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from livecert.adapters.errors import Refused, TargetError, Unsupported
 from livecert.adapters.evidence import (
-    ACKNOWLEDGED,
-    EMITTED,
-    JOINED,
-    PUSHED,
-    Exchange,
     ExchangeRecorder,
 )
 from livecert.adapters.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.live_events import BET_ACKED, LiveEvent
 from livecert.adapters.mapping.calls import Answer, Calls, error_of
+from livecert.adapters.mapping.live_join import StreamJoins, shown_text
 from livecert.adapters.mapping.reading import Reader
-from livecert.adapters.mapping.template import dump_json, render
+from livecert.adapters.mapping.template import dump_json
 from livecert.adapters.model import BetView, PlayerHandle, RoundView
-from livecert.adapters.secrets import SECRETS
 from livecert.adapters.streams import (
-    ACK,
     IN,
-    OUT,
     SocketIOStream,
-    StreamError,
-    StreamLog,
     StreamMessage,
     StreamTimeout,
-    WebSocketStream,
 )
 
-DEFAULT_TIMEOUT_MS = 10_000
 DEFAULT_SETTLE_MS = 2_000
-METHOD_OF = {IN: PUSHED, OUT: EMITTED, ACK: ACKNOWLEDGED}
 # the messages the stream judge reads (the acknowledgements are recorded as they come)
 JUDGED = ("round_opened", "betting_closed", "result", "settled", "balance")
 # what a round shows, by the last message about it the stream pushed
@@ -74,17 +60,7 @@ class _Round:
     close_asked: bool = False  # the run waited for its close once already
 
 
-@dataclass
-class _Joined:
-    stream: SocketIOStream | WebSocketStream
-    role: str
-    url: str
-    player: PlayerHandle | None = None
-    table_id: str = ""
-    game: str | None = None
-
-
-class LiveTable:
+class LiveTable(StreamJoins):
     """The streams of one run against a mapping's live table, and the operations over them."""
 
     def __init__(
@@ -96,170 +72,12 @@ class LiveTable:
         recorder: ExchangeRecorder,
         filters: dict[str, Callable[..., Any]],
     ) -> None:
-        self.spec, self.calls, self.reader, self.recorder = spec, calls, reader, recorder
-        self.filters = filters
+        super().__init__(spec, base_url, calls, recorder, filters)
+        self.reader = reader
         self.events: dict[str, dict] = spec["events"]
-        self.timeout = spec.get("timeout_ms", DEFAULT_TIMEOUT_MS) / 1000
         self.settle = spec.get("settle_ms", DEFAULT_SETTLE_MS) / 1000
-        self.url = self._stream_url(base_url)
-        self.log = StreamLog(on_message=self._evidence)
-        self._joined: dict[str, _Joined] = {}
         self._rounds: dict[str, _Round] = {}
-        self._joined_ever: dict[str, _Joined] = {}  # every stream joined (its game), for reading
         self._acked: list[LiveEvent] = []
-        self._lock = threading.RLock()
-
-    # -- joining -------------------------------------------------------------------------------
-
-    def _stream_url(self, base_url: str) -> str:
-        split = urlsplit(base_url)
-        path = self.spec.get("path", "/")
-        if self.spec["protocol"] == "socketio":
-            return urlunsplit((split.scheme, split.netloc, path, "", ""))
-        scheme = "wss" if split.scheme == "https" else "ws"
-        return urlunsplit((scheme, split.netloc, path, "", ""))
-
-    def _evidence(self, message: StreamMessage) -> None:
-        """Each message of a stream as an exchange of the run's evidence, in its order."""
-        joined = self._joined_ever.get(message.stream)
-        text = dump_json(message.data)
-        sent = message.direction == OUT
-        self.recorder.add(
-            Exchange(
-                seq=self.recorder.next_message_seq(),
-                operation=f"stream {message.stream}",
-                role=joined.role if joined else "anonymous",
-                method=METHOD_OF[message.direction],
-                url=f"{joined.url if joined else self.url} {message.event}",
-                request_body=text if sent else None,
-                status=None,
-                response_body=None if sent else text,
-                elapsed_ms=0.0,
-                started=message.at,
-            )
-        )
-
-    def _joining(self, name: str, role: str, shown: str, auth: Any) -> None:
-        """The join itself as evidence (its credentials masked when it is handed over): what a
-        reproduction joins the stream with."""
-        self.recorder.add(
-            Exchange(
-                seq=self.recorder.next_message_seq(),
-                operation=f"stream {name}",
-                role=role,
-                method=JOINED,
-                url=shown,
-                request_body=dump_json({"auth": auth}),
-                status=None,
-                response_body=None,
-                elapsed_ms=0.0,
-            )
-        )
-
-    def _open(self, name: str, side: str, role: str, values: dict) -> None:
-        """Join stream `name` as the file's `streams.<side>` says, once (again after it was
-        closed or dropped: a player reconnecting)."""
-        with self._lock:
-            known = self._joined.get(name)
-            if known is not None and known.stream is not None:
-                if not self.log.is_broken(name):
-                    return
-                known.stream.close()  # the target dropped it: joined again, as a player would
-            spec = self.spec.get(side, {})
-            context = self.calls.context(values)
-            headers = {k: str(v) for k, v in self._render(spec.get("headers", {}), context).items()}
-            url = self.url
-            if spec.get("query"):
-                url += "?" + urlencode(self._render(spec["query"], context))
-            stream: SocketIOStream | WebSocketStream
-            auth = None
-            if self.spec["protocol"] == "socketio":
-                auth = self._render(spec.get("auth"), context) if "auth" in spec else None
-                namespace = self.spec.get("namespace", "/")
-                stream = SocketIOStream(
-                    name, url, self.log, namespace, auth, headers, timeout=self.timeout
-                )
-                shown = self.url.rstrip("/") + namespace
-            else:
-                kind_key = self.spec.get("kind_key", "type")
-                stream = WebSocketStream(name, url, self.log, kind_key, headers, True, self.timeout)
-                shown = self.url
-            self._joined[name] = self._joined_ever[name] = _Joined(
-                stream, role, shown, values.get("player"), values.get("table_id", ""),
-                values.get("game"),
-            )  # fmt: skip
-            self.log.mended(name)
-            self._joining(name, role, shown, auth if self.spec["protocol"] == "socketio" else None)
-            try:
-                stream.connect()
-                join = spec.get("join")
-                if join:
-                    self._join(name, stream, join, context)
-            except BaseException:
-                self._joined.pop(name, None)  # never taken for joined: the next try joins again
-                stream.close()
-                raise
-
-    def _join(self, name: str, stream: Any, join: dict, context: dict) -> None:
-        data = self._render(join.get("data"), context)
-        if isinstance(stream, WebSocketStream):
-            stream.send(data)
-            return
-        answer = stream.emit(join["emit"], data)
-        ok = join.get("ok")
-        if ok and not holds(ok, read(answer, parse(ok["path"])[1])):
-            raise StreamError(f"joining {name}", _shown(f"the target refused: {answer!r}"))
-
-    def _render(self, template: Any, context: dict) -> Any:
-        return render(template, context, self.filters)
-
-    def table_stream(self, table_id: str, game: str | None) -> str:
-        name = f"table {table_id}"
-        self._open(name, "table", "anonymous", {"table_id": table_id, "game": game})
-        return name
-
-    def player_stream(self, player: PlayerHandle, table_id: str, game: str | None) -> str:
-        name = f"player {player.player_id}"
-        values = {"player": player, "table_id": table_id, "game": game}
-        self._open(name, "player", "player", values)
-        return name
-
-    def drop(self, player: PlayerHandle) -> None:
-        """The player's connection closed by the player (the target sees a disconnect)."""
-        with self._lock:
-            joined = self._joined.get(f"player {player.player_id}")
-            if joined is None or joined.stream is None:
-                return
-            joined.stream.close()
-            joined.stream = None  # type: ignore[assignment]
-
-    def rejoin(self, player: PlayerHandle) -> None:
-        """The player's connection opened again, at the table it last joined."""
-        joined = self._joined.get(f"player {player.player_id}")
-        table, game = (joined.table_id, joined.game) if joined else ("", None)
-        if joined is None:
-            raise TargetError("reconnect the player", "the player never joined a table's stream")
-        self.player_stream(player, table, game)
-
-    def leave(self, players: list[PlayerHandle] | None = None) -> None:
-        """Close the streams of `players` (all players' by default); the tables' stay."""
-        with self._lock:
-            names = (
-                {f"player {p.player_id}" for p in players}
-                if players is not None
-                else {n for n in self._joined if n.startswith("player ")}
-            )
-            for name in names:
-                joined = self._joined.pop(name, None)
-                if joined is not None and joined.stream is not None:
-                    joined.stream.close()
-
-    def close(self) -> None:
-        with self._lock:
-            for joined in self._joined.values():
-                if joined.stream is not None:
-                    joined.stream.close()
-            self._joined.clear()
 
     # -- reading messages ----------------------------------------------------------------------
 
@@ -302,7 +120,7 @@ class LiveTable:
                 error = self._read("error", message, values)
             if error is not None:
                 said = ", ".join(f"{k} {v}" for k, v in error.items())
-                raise TargetError(f"waiting for {what}", _shown(f"the stream said: {said}"))
+                raise TargetError(f"waiting for {what}", shown_text(f"the stream said: {said}"))
             fields = self._read(kind, message, values)
             if fields is None or not accept(fields):
                 return False
@@ -515,7 +333,7 @@ class LiveTable:
         success = rules.get("success", {})
         ok = holds(success, read(body, parse(success["path"])[1])) if "path" in success else True
         if not ok:
-            code, message = error_of(rules, body, _shown(json.dumps(body)))
+            code, message = error_of(rules, body, shown_text(json.dumps(body)))
             late = None
             if closed_first:
                 late = f"the bet was sent after the table closed betting on round {round_id}"
@@ -600,12 +418,6 @@ def _acked(ack: StreamMessage, round_id: str, bet: BetView) -> LiveEvent:
     return LiveEvent(
         BET_ACKED, ack.stream, ack.seq, ack.at, round_id, bet.bet_id, bet.selection, bet.stake
     )
-
-
-def _shown(text: str) -> str:
-    """A target's words for a message: secrets masked first, then cut (a cut token would
-    escape its mask)."""
-    return (SECRETS.mask(text) or "")[:300]
 
 
 def _text(value: Any) -> str | None:
