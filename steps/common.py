@@ -164,9 +164,7 @@ def _check_settlement(
         attachment_type=allure.attachment_type.TEXT,
     )
     what = f"{label} ({placed.code}) staked {placed.stake} on {scene.outcome}"
-    if (actual.status, actual.outcome, actual.returned) == (None, None, None):
-        # the target showed nothing of its settlement (a live table pushes it only to a
-        # connected player): nothing to judge here; the balance says what was paid
+    if actual.settlement_unshown:  # nothing to judge here: the balance says what was paid
         allure.attach(
             f"{what}: the target showed no settlement of it, so it is not judged here",
             name=f"settlement of {label} not shown",
@@ -240,7 +238,7 @@ def _check_balance(scene: Scene, player: str, amount: str) -> None:
     for placed in mine:
         shown = scene.shown_bet(placed, (MONEY_DUTY,))
         returned += shown.returned or Decimal(0)
-        if (shown.status, shown.outcome, shown.returned) == (None, None, None):
+        if shown.settlement_unshown:
             unseen.append(placed)
     start, staked = scene.starting_balances[player], sum((b.stake for b in mine), Decimal(0))
     conserved = start - staked + returned
@@ -255,17 +253,19 @@ def _check_balance(scene: Scene, player: str, amount: str) -> None:
         f"plus what the target says it returned ({returned}) is {conserved}",
         f"{player}'s balance {actual} = {start} - {staked} + {returned}",
     )
-    settled_by = (
-        [c for placed in mine for c in (*scene.expected(placed).clauses, SETTLE_DUTY)]
-        if settled
-        else [SETTLE_DUTY]
-    )
+    settled_by = _paid_by(scene, mine) if settled else [SETTLE_DUTY]
     scene.checks.check(
         actual == Decimal(amount),
         settled_by,
         f"{player}'s balance is {actual}, expected {amount}",
         f"{player}'s balance is {amount}",
     )
+
+
+def _paid_by(scene: Scene, bets: list[PlacedBet]) -> list[str]:
+    """The clauses a settled round's balance judges: each bet's paytable row and
+    REG-SETTLE-01."""
+    return [c for placed in bets for c in (*scene.expected(placed).clauses, SETTLE_DUTY)]
 
 
 def _check_unseen(
@@ -296,10 +296,9 @@ def _check_unseen(
         "player for the same bet",
         f"{player}'s balance {actual} holds what the target owes for sure ({owed})",
     )
-    mine = [b for b in scene.bets if b.player == player]
     if actual == Decimal(amount):
-        clauses = [c for placed in mine for c in (*scene.expected(placed).clauses, SETTLE_DUTY)]
-        scene.checks.held(clauses, f"{player}'s balance is {amount}")
+        mine = [b for b in scene.bets if b.player == player]
+        scene.checks.held(_paid_by(scene, mine), f"{player}'s balance is {amount}")
         return
     allure.attach(
         f"{player}'s balance is {actual}, expected {amount}; the target showed no settlement of "

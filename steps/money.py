@@ -81,7 +81,7 @@ def slips_at_once(scene: Scene, slips: str, stake: str, label: str) -> None:
 def every_accepted_bet_settled(scene: Scene) -> None:
     view = scene.refresh_round()
     by_id = {b.bet_id: b for b in view.bets}
-    unknown = [i for i, b in by_id.items() if b.status is None]
+    unknown = [i for i, b in by_id.items() if b.settlement_unshown]
     if unknown:  # a live table's stream showed no settlement of them: nothing to judge
         allure.attach(
             f"{len(unknown)} bets show no settlement (e.g. {unknown[:5]}): not judged here",
@@ -109,7 +109,7 @@ def balances_conserved(scene: Scene) -> None:
     problems, house = [], Decimal(0)
     view = scene.round if scene.round and scene.round.state == "settled" else scene.refresh_round()
     shown = {b.bet_id: b for b in view.bets}
-    unknown = {i for i, b in shown.items() if b.status is None}  # no settlement shown
+    unknown = {i for i, b in shown.items() if b.settlement_unshown}
     judged = 0
     for name, handle in scene.players.items():
         mine = [b for b in scene.bets if b.player == name]

@@ -189,18 +189,19 @@ def test_the_example_mapping_loads(monkeypatch: pytest.MonkeyPatch) -> None:
 # -- the adapter over the stream: evidence, and streams that break ------------------------------
 
 
-def _adapter(url: str, env: dict, **streams: object):
-    """The mapping adapter of the example, its `streams` section changed by `streams`."""
+def _adapter(url: str, env: dict, folder: Path, **streams: object):
+    """The mapping adapter of the example (written into `folder`), its `streams` section
+    changed by `streams`."""
     data = yaml.safe_load(MAPPING.read_text(encoding="utf-8"))
     data["streams"].update(streams)
-    path = Path(env["LIVE_TMP"]) / "mapping.yaml"
+    path = folder / "mapping.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return MappingAdapter(load_mapping(path, environ={ENV_TOKEN: env[ENV_TOKEN]}), url)
 
 
 def test_every_message_is_evidence_with_secrets_masked(tmp_path: Path) -> None:
     with live_table() as (url, env):
-        adapter = _adapter(url, {**env, "LIVE_TMP": str(tmp_path)})
+        adapter = _adapter(url, env, tmp_path)
         try:
             player = adapter.create_player(Decimal("100.00"))
             opened = adapter.open_round(adapter.create_table("sicbo"))
@@ -226,7 +227,7 @@ def test_every_message_is_evidence_with_secrets_masked(tmp_path: Path) -> None:
 
 def test_a_result_never_pushed_ends_the_wait_naming_the_round(tmp_path: Path) -> None:
     with live_table("result-never-pushed") as (url, env):
-        adapter = _adapter(url, {**env, "LIVE_TMP": str(tmp_path)}, timeout_ms=1500)
+        adapter = _adapter(url, env, tmp_path, timeout_ms=1500)
         try:
             player = adapter.create_player(Decimal("100.00"))
             opened = adapter.open_round(adapter.create_table("sicbo"))
@@ -246,7 +247,7 @@ def test_a_player_who_drops_and_rejoins_is_settled_and_told(tmp_path: Path) -> N
     """The player's stream closed mid-round (TBL-DISC-*): the round goes on, the bet settles;
     joined again, the player's wallet is credited, and the stream can be read again."""
     with live_table() as (url, env):
-        adapter = _adapter(url, {**env, "LIVE_TMP": str(tmp_path)})
+        adapter = _adapter(url, env, tmp_path)
         try:
             player = adapter.create_player(Decimal("100.00"))
             opened = adapter.open_round(adapter.create_table("xocdia"))
@@ -321,7 +322,7 @@ def test_a_stream_the_table_drops_is_joined_again_and_the_bets_settle(tmp_path: 
     settles without telling the player; the player joins again at the next call, as a player
     reconnects (TBL-DISC-*), the wallet credited and the stream readable again."""
     with live_table() as (url, env):
-        adapter = _adapter(url, {**env, "LIVE_TMP": str(tmp_path)})
+        adapter = _adapter(url, env, tmp_path)
         admin = {"x-admin-token": env[ENV_TOKEN]}
         try:
             player = adapter.create_player(Decimal("100.00"))
@@ -348,7 +349,7 @@ def test_what_a_timer_table_cannot_be_asked_is_not_testable(tmp_path: Path) -> N
     a round the table never opened: a table on its own timer cannot be asked these, so each is
     not testable (never read as the table taking it, a false REG-INPUT-01 finding)."""
     with live_table() as (url, env):
-        adapter = _adapter(url, {**env, "LIVE_TMP": str(tmp_path)})
+        adapter = _adapter(url, env, tmp_path)
         try:
             player = adapter.create_player(Decimal("100.00"))
             opened = adapter.open_round(adapter.create_table("sicbo"))

@@ -86,6 +86,12 @@ class BetView:
     # amounts are judged then
     outcome_read: bool = True
 
+    @property
+    def settlement_unshown(self) -> bool:
+        """The target showed nothing of how the bet settled (a live table pushes it only to a
+        connected player): no status, outcome or return to judge."""
+        return (self.status, self.outcome, self.returned) == (None, None, None)
+
 
 @dataclass(frozen=True)
 class RoundView:

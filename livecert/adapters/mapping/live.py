@@ -29,7 +29,7 @@ from livecert.adapters.evidence import (
 from livecert.adapters.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.live_events import BET_ACKED, LiveEvent
 from livecert.adapters.mapping.calls import Answer, Calls, error_of
-from livecert.adapters.mapping.live_join import StreamJoins, shown_text
+from livecert.adapters.mapping.live_join import StreamJoins, player_stream_name, shown_text
 from livecert.adapters.mapping.reading import Reader
 from livecert.adapters.mapping.template import dump_json
 from livecert.adapters.model import BetView, PlayerHandle, RoundView
@@ -208,10 +208,8 @@ class LiveTable(StreamJoins):
         same dice or tokens in another order are the same result here: the round's result
         check judges the order."""
         forced = self.reader.entered.get(round_id)
-        if forced is None or not isinstance(shown, dict):
-            return
-        values = shown.get("dice") if "dice" in shown else shown.get("tokens")
-        if not isinstance(values, list):
+        values = _outcome_values(shown)
+        if forced is None or not isinstance(values, list):
             return
         try:
             same = sorted(map(str, values)) == sorted(map(str, forced))
@@ -229,7 +227,7 @@ class LiveTable(StreamJoins):
         player's stream; one never pushed is left for the checks to find."""
         deadline = time.monotonic() + self.settle
         for player_id, bets in list(known.bets.items()):
-            stream = f"player {player_id}"
+            stream = player_stream_name(player_id)
             joined = self._joined.get(stream)
             if joined is None or joined.stream is None or self.log.is_broken(stream):
                 continue  # a disconnected (or dropped) player is told nothing now
@@ -241,9 +239,9 @@ class LiveTable(StreamJoins):
 
             while wanted:
                 left = deadline - time.monotonic()
+                if left <= 0:
+                    return  # the rest are judged as the stream showed them
                 try:
-                    if left <= 0:
-                        raise StreamTimeout("", "")
                     fields, message = self._wait(
                         stream, "settled", f"the settlements of round {known.round_id}",
                         after, names, values, left,
@@ -293,10 +291,9 @@ class LiveTable(StreamJoins):
             return {}
         values = {"round_id": known.round_id, "game": known.game}
         found: dict[str, dict] = {}
-        for message in self.log.since(known.opened_seq - 1, f"player {player_id}"):
+        for message in self.log.since(known.opened_seq - 1, player_stream_name(player_id)):
             fields = self._read("settled", message, values)
-            said = None if fields is None else fields.get("round_id")
-            if fields is not None and (said in (None, MISSING) or str(said) == known.round_id):
+            if fields is not None and _on_round(fields, known.round_id):
                 found[str(fields.get("bet_id"))] = fields
         return found
 
@@ -356,7 +353,7 @@ class LiveTable(StreamJoins):
 
     def _any_stream_of(self, player: PlayerHandle, operation: str) -> str:
         """The player's stream as it is, or joined at the table the run last met a round of."""
-        name = f"player {player.player_id}"
+        name = player_stream_name(player.player_id)
         joined = self._joined.get(name)
         if joined is not None and joined.stream is not None:
             return name
@@ -396,9 +393,7 @@ class LiveTable(StreamJoins):
                 fields = self._read(kind, message, {"game": game})
                 if fields is None:
                     continue
-                result = fields.get("result")
-                if isinstance(result, dict):
-                    result = result.get("dice") or result.get("tokens")
+                result = _outcome_values(fields.get("result"))
                 events.append(
                     LiveEvent(
                         kind, message.stream, message.seq, message.at,
@@ -408,9 +403,6 @@ class LiveTable(StreamJoins):
                     )
                 )  # fmt: skip
         return sorted(events, key=lambda e: e.seq)
-
-    def stream_of(self, player: PlayerHandle) -> str:
-        return f"player {player.player_id}"
 
 
 def _acked(ack: StreamMessage, round_id: str, bet: BetView) -> LiveEvent:
@@ -433,9 +425,19 @@ def unnamed(bet: BetView) -> BetView:
     return replace(bet, round_id=round_id, player_id=player_id)
 
 
-def _names_bet(fields: dict, bet_id: str, round_id: str) -> bool:
-    """A settlement names the bet by its id (and, where it says one, its round)."""
-    if str(fields.get("bet_id")) != bet_id:
-        return False
+def _on_round(fields: dict, round_id: str) -> bool:
+    """A message of round `round_id`, where it names a round at all."""
     said = fields.get("round_id")
     return said in (None, MISSING) or str(said) == round_id
+
+
+def _names_bet(fields: dict, bet_id: str, round_id: str) -> bool:
+    """A settlement names the bet by its id (and, where it says one, its round)."""
+    return str(fields.get("bet_id")) == bet_id and _on_round(fields, round_id)
+
+
+def _outcome_values(result: Any) -> Any:
+    """The dice or tokens of a result read by the file (`{dice, total}` or `{tokens, ...}`)."""
+    if not isinstance(result, dict):
+        return result
+    return result.get("dice") if "dice" in result else result.get("tokens")

@@ -6,6 +6,7 @@ table over them.
 """
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,7 @@ from livecert.adapters.streams import (
 
 DEFAULT_TIMEOUT_MS = 10_000
 METHOD_OF = {IN: PUSHED, OUT: EMITTED, ACK: ACKNOWLEDGED}
+PLAYER_STREAM = "player "  # a player's stream is named this and the player's id
 
 
 @dataclass
@@ -82,35 +84,39 @@ class StreamJoins:
         joined = self._joined_ever.get(message.stream)
         text = dump_json(message.data)
         sent = message.direction == OUT
-        self.recorder.add(
-            Exchange(
-                seq=self.recorder.next_message_seq(),
-                operation=f"stream {message.stream}",
-                role=joined.role if joined else "anonymous",
-                method=METHOD_OF[message.direction],
-                url=f"{joined.url if joined else self.url} {message.event}",
-                request_body=text if sent else None,
-                status=None,
-                response_body=None if sent else text,
-                elapsed_ms=0.0,
-                started=message.at,
-            )
+        self._record(
+            message.stream,
+            joined.role if joined else "anonymous",
+            METHOD_OF[message.direction],
+            f"{joined.url if joined else self.url} {message.event}",
+            text if sent else None,
+            None if sent else text,
+            message.at,
         )
 
-    def _joining(self, name: str, role: str, shown: str, auth: Any) -> None:
-        """The join itself as evidence (its credentials masked when it is handed over): what a
-        reproduction joins the stream with."""
+    def _record(
+        self,
+        stream: str,
+        role: str,
+        method: str,
+        url: str,
+        sent: str | None,
+        answer: str | None,
+        at: float | None = None,
+    ) -> None:
+        """One exchange of a stream's evidence (masked when it is handed over, as any)."""
         self.recorder.add(
             Exchange(
                 seq=self.recorder.next_message_seq(),
-                operation=f"stream {name}",
+                operation=f"stream {stream}",
                 role=role,
-                method=JOINED,
-                url=shown,
-                request_body=dump_json({"auth": auth}),
+                method=method,
+                url=url,
+                request_body=sent,
                 status=None,
-                response_body=None,
+                response_body=answer,
                 elapsed_ms=0.0,
+                started=time.time() if at is None else at,
             )
         )
 
@@ -147,7 +153,9 @@ class StreamJoins:
                 values.get("game"),
             )  # fmt: skip
             self.log.mended(name)
-            self._joining(name, role, shown, auth if self.spec["protocol"] == "socketio" else None)
+            # the join itself (its credentials masked when handed over): what a reproduction
+            # joins the stream with
+            self._record(name, role, JOINED, shown, dump_json({"auth": auth}), None)
             try:
                 stream.connect()
                 join = spec.get("join")
@@ -177,7 +185,7 @@ class StreamJoins:
         return name
 
     def player_stream(self, player: PlayerHandle, table_id: str, game: str | None) -> str:
-        name = f"player {player.player_id}"
+        name = player_stream_name(player.player_id)
         values = {"player": player, "table_id": table_id, "game": game}
         self._open(name, "player", "player", values)
         return name
@@ -185,7 +193,7 @@ class StreamJoins:
     def drop(self, player: PlayerHandle) -> None:
         """The player's connection closed by the player (the target sees a disconnect)."""
         with self._lock:
-            joined = self._joined.get(f"player {player.player_id}")
+            joined = self._joined.get(player_stream_name(player.player_id))
             if joined is None or joined.stream is None:
                 return
             joined.stream.close()
@@ -193,19 +201,18 @@ class StreamJoins:
 
     def rejoin(self, player: PlayerHandle) -> None:
         """The player's connection opened again, at the table it last joined."""
-        joined = self._joined.get(f"player {player.player_id}")
-        table, game = (joined.table_id, joined.game) if joined else ("", None)
+        joined = self._joined.get(player_stream_name(player.player_id))
         if joined is None:
             raise TargetError("reconnect the player", "the player never joined a table's stream")
-        self.player_stream(player, table, game)
+        self.player_stream(player, joined.table_id, joined.game)
 
     def leave(self, players: list[PlayerHandle] | None = None) -> None:
         """Close the streams of `players` (all players' by default); the tables' stay."""
         with self._lock:
             names = (
-                {f"player {p.player_id}" for p in players}
+                {player_stream_name(p.player_id) for p in players}
                 if players is not None
-                else {n for n in self._joined if n.startswith("player ")}
+                else {n for n in self._joined if n.startswith(PLAYER_STREAM)}
             )
             for name in names:
                 joined = self._joined.pop(name, None)
@@ -218,6 +225,11 @@ class StreamJoins:
                 if joined.stream is not None:
                     joined.stream.close()
             self._joined.clear()
+
+
+def player_stream_name(player_id: str) -> str:
+    """The name of a player's own stream, in the log, the evidence and the judge's events."""
+    return f"{PLAYER_STREAM}{player_id}"
 
 
 def shown_text(text: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 from livecert.adapters.errors import TargetError, Unsupported
 from livecert.adapters.live_events import LiveEvent
 from livecert.adapters.mapping.live import LiveTable
+from livecert.adapters.mapping.live_join import player_stream_name
 from livecert.adapters.model import PlayerHandle, RoundView
 
 
@@ -34,7 +35,7 @@ class LiveOperations:
 
     def stream_name(self, player: PlayerHandle) -> str:
         """The name of the player's own stream in those events."""
-        return f"player {player.player_id}"
+        return player_stream_name(player.player_id)
 
     def _stream_of(self, operation: str) -> LiveTable:
         if self._live is None:  # the loader requires streams for any wait, emit or stream
