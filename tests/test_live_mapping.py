@@ -46,12 +46,12 @@ NOT_TESTABLE_XOCDIA = {
 
 
 @contextmanager
-def live_table(*faults: str) -> Iterator[tuple[str, dict[str, str]]]:
+def live_table(*faults: str, settle_ms: int = 1000) -> Iterator[tuple[str, dict[str, str]]]:
     """(URL, environment with the admin token) of the example live table, rounds taking bets
-    for 200 ms, a round with bets waiting up to a second for the lab's outcome."""
+    for 200 ms, a round with bets waiting up to `settle_ms` for the lab's outcome."""
     port, token = free_port(), secrets.token_hex(12)
     command = [sys.executable, "-m", "examples.socketio_table", "--port", str(port)]
-    command += ["--seed", "7", "--round-ms", "200", "--settle-ms", "1000"]
+    command += ["--seed", "7", "--round-ms", "200", "--settle-ms", str(settle_ms)]
     for fault in faults:
         command += ["--fault", fault]
     env = {**os.environ, ENV_TOKEN: token}
@@ -366,3 +366,32 @@ def test_what_a_timer_table_cannot_be_asked_is_not_testable(tmp_path: Path) -> N
                 adapter.close_betting("no-such-round")
         finally:
             adapter.close()
+
+
+def test_a_round_the_lab_forces_nothing_for_is_revealed_when_the_next_is_asked(
+    tmp_path: Path,
+) -> None:
+    """A scenario that bet but entered no result leaves its round waiting for the lab's outcome
+    (a minute here, past the 5 s wait): the mapping's `open_round` tells the table, through its
+    deal hook, that the lab forces none, so the next round opens at once. A round bet on after
+    the hook still waits for the outcome the lab forces, and shows it."""
+    with live_table(settle_ms=60_000) as (url, env):
+        adapter = _adapter(url, env, tmp_path)
+        admin = {"x-admin-token": env[ENV_TOKEN]}
+        try:
+            player = adapter.create_player(Decimal("100.00"))
+            table = adapter.create_table("sicbo")
+            left = adapter.open_round(table)
+            adapter.place_bets(player, left.round_id, [("BIG", Decimal("1.00"))])
+            following = adapter.open_round(table)  # no StreamTimeout: the round left is dealt
+            dealt = requests.post(
+                url + "/api/test/deal", json={"table": table}, headers=admin, timeout=5
+            ).json()["dealt"]
+            adapter.place_bets(player, following.round_id, [("SMALL", Decimal("1.00"))])
+            adapter.close_betting(following.round_id)
+            settled = adapter.enter_result(following.round_id, (1, 2, 4))
+        finally:
+            adapter.close()
+    assert following.round_id != left.round_id and dealt == following.round_id
+    # the bet after the hook waited for the outcome forced
+    assert sorted(settled.result["dice"]) == [1, 2, 4], settled.result

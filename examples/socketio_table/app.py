@@ -6,7 +6,7 @@ players do; every client of the namespace `/live` that joined a table is pushed 
 is an emitted `bet` event (one bet, or a slip: `bets`); its acknowledgement is the answer (the
 slip taken or refused whole). Amounts are
 integer cents. Accounts, the wallet, the bet record and the test hooks (the next outcome, a
-player's connections dropped) are plain HTTP.
+round's reveal without one, a player's connections dropped) are plain HTTP.
 
 Seeded faults (`--fault`), each breaking one clause a stream shows:
 - `late-ack`: a bet sent while betting is open is acknowledged (and taken) after the close
@@ -67,6 +67,8 @@ class LiveState:
     forced: dict[str, list] = field(default_factory=dict)  # table, or round -> its outcome
     drawn: set[str] = field(default_factory=set)  # rounds whose outcome is drawn already
     current: dict[str, str] = field(default_factory=dict)  # table -> the round taking bets
+    unrevealed: dict[str, str] = field(default_factory=dict)  # table -> round not yet revealed
+    dealt: set[str] = field(default_factory=set)  # rounds the lab lets the dealer reveal
 
 
 def _request(role: str | None, player: str | None = None, body: Any = None, **params: str):
@@ -178,6 +180,7 @@ class LiveTables:
         finally:
             if late and rnd is not None:
                 rnd.phase, rnd.ends_at = "closed", rnd.ends_at - 10**9
+        self.state.dealt.discard(str(data.get("round")))  # a bet taken: it waits for the lab
         return {
             "ok": True,
             "bets": [
@@ -229,7 +232,7 @@ class LiveTables:
             rid = opened["round_id"]
             if game == "xocdia":
                 self.casino.event(_request("dealer", body={"type": "shake"}, round_id=rid))
-            self.state.current[table] = rid
+            self.state.current[table] = self.state.unrevealed[table] = rid
             await self._emit("round:open", {"table": table, "round": rid,
                                             "bettingMs": timing.betting_ms}, table)  # fmt: skip
             await asyncio.sleep(timing.betting_ms / 1000)
@@ -244,6 +247,8 @@ class LiveTables:
             self.state.current.pop(table, None)
             await self._emit("round:close", {"table": table, "round": rid}, table)
             await self._lab_outcome(table, rid)
+            self.state.unrevealed.pop(table, None)
+            self.state.dealt.discard(rid)
             if not early:
                 outcome = self._draw(table, rid)  # drawn after the close, as a dealer shakes then
             self.casino.result(_request("dealer", body={key: outcome}, round_id=rid))
@@ -258,14 +263,17 @@ class LiveTables:
     async def _lab_outcome(self, table: str, round_id: str) -> None:
         """The dealer reveals the result a moment after the close; a round with bets waits, up
         to settle-ms after its close, for the lab to force its outcome (a studio in
-        certification mode), one without bets does not."""
+        certification mode) or to say it forces none (`/api/test/deal`), one without bets
+        does not."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timing.settle_ms / 1000
         await asyncio.sleep(0.05)
         if not self.casino.rounds[round_id].bets:
             return
-        forced = self.state.forced
-        while round_id not in forced and table not in forced and loop.time() < deadline:
+        forced, dealt = self.state.forced, self.state.dealt
+        while round_id not in forced and table not in forced and round_id not in dealt:
+            if loop.time() >= deadline:
+                break
             await asyncio.sleep(0.005)
 
     async def _settle(self, rnd: Round) -> None:
@@ -337,6 +345,20 @@ class LiveTables:
             self.state.forced[key] = outcome
             return JSONResponse({"table": table, "round": body.get("round"), "next": outcome})
 
+        async def deal(request: HttpRequest) -> JSONResponse:
+            """A test hook: the lab forces no outcome for the table's round not yet revealed,
+            so its dealer reveals at once after the close, unless a bet is taken on it after
+            this (a player who met the round as it opened); the next round waits again."""
+            if request.headers.get("x-admin-token") != self.operator_token:
+                return JSONResponse({"error": "admin token required"}, status_code=401)
+            table = (await request.json()).get("table")
+            if table not in TABLES:
+                return JSONResponse({"error": "{table}"}, status_code=422)
+            unrevealed = self.state.unrevealed.get(table)
+            if unrevealed is not None:
+                self.state.dealt.add(unrevealed)
+            return JSONResponse({"table": table, "dealt": unrevealed})
+
         async def drop(request: HttpRequest) -> JSONResponse:
             """A test hook: the server drops every connection of a player (a network cut)."""
             if request.headers.get("x-admin-token") != self.operator_token:
@@ -357,6 +379,7 @@ class LiveTables:
                 Route("/api/history", history, methods=["GET"]),
                 Route("/api/test/next-outcome", force, methods=["POST"]),
                 Route("/api/test/drop", drop, methods=["POST"]),
+                Route("/api/test/deal", deal, methods=["POST"]),
                 Route("/api/tables", tables, methods=["GET"]),
             ],
             lifespan=self._lifespan,
