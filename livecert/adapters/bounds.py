@@ -29,6 +29,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import ProxyManager
 
+from livecert.adapters.lean_session import LeanSession
 from livecert.adapters.rate import RateGate, RequestRate
 
 MIB = 1024 * 1024
@@ -367,7 +368,7 @@ class BoundedTransport(HTTPAdapter):
 def bounded_session(base_url: str, **pool: int) -> requests.Session:
     """A session sending through BoundedTransport, with no proxy but the environment's for the
     target (read once: requests reads it per request when trust_env is on)."""
-    session = requests.Session()
+    session = LeanSession()
     session.mount("http://", BoundedTransport(**pool))
     session.mount("https://", BoundedTransport(**pool))
     session.trust_env = False

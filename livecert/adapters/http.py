@@ -225,17 +225,25 @@ class HttpAdapter:
 
     @staticmethod
     def _bet(raw: dict) -> BetView:
-        where = f"bet {raw.get('bet_id')}"
+        # called for every bet of every answer (three times a sweep bet): the amounts read
+        # in one place, the error's wording built only for an error
+        win, returned = raw.get("win"), raw.get("returned")
+        try:
+            stake = parse_money(raw["stake"])
+            win = None if win is None else parse_money(win)
+            returned = None if returned is None else parse_money(returned)
+        except MoneyError as error:
+            raise TargetError(f"bet {raw.get('bet_id')}", str(error)) from None
         return BetView(
-            bet_id=raw["bet_id"],
-            round_id=raw["round_id"],
-            player_id=raw["player_id"],
-            selection=raw["selection"],
-            stake=_money(raw["stake"], where),
-            status=raw["status"],
-            outcome=raw.get("outcome"),
-            win=_optional_money(raw.get("win"), where),
-            returned=_optional_money(raw.get("returned"), where),
+            raw["bet_id"],
+            raw["round_id"],
+            raw["player_id"],
+            raw["selection"],
+            stake,
+            raw["status"],
+            raw.get("outcome"),
+            win,
+            returned,
         )
 
     def _round(self, raw: dict) -> RoundView:
@@ -245,7 +253,7 @@ class HttpAdapter:
             game=raw["game"],
             state=raw["state"],
             result=raw.get("result"),
-            bets=tuple(self._bet(b) for b in raw.get("bets", [])),
+            bets=tuple(map(self._bet, raw.get("bets", ()))),
             events=tuple(raw.get("events", [])),
             opened_at=raw.get("opened_at"),
             betting_ends_at=raw.get("betting_ends_at"),
