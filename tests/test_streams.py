@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,78 @@ def test_a_socketio_2_server_is_refused_naming_the_version() -> None:
     said = _why(ConnectionError("Unexpected status code 400 in server response"))
     assert "Socket.IO 2.x" in said and "3.x and later" in said
     assert _why(ConnectionError("Connection refused")) == "Connection refused"
+
+
+@contextmanager
+def socketio_server(sio) -> Iterator[str]:
+    """The URL of the python-socketio server `sio`, served by uvicorn in a thread."""
+    import socketio
+    import uvicorn
+
+    port = free_port()
+    config = uvicorn.Config(socketio.ASGIApp(sio), host="127.0.0.1", port=port, log_level="error")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(5)
+
+
+def test_money_a_table_writes_as_a_json_number_is_read_exactly() -> None:
+    """A table writing amounts as JSON numbers (10.10, not "10.10"): a pushed wallet and an
+    acknowledgement are read as Decimals, exactly as written; a Decimal stake is emitted as
+    the number it is (never through float, which reads 10.10 as 10.1)."""
+    import socketio
+
+    # made without a json module of its own: python-socketio keeps the one in use on its packet
+    # class, which the harness's client sets for the process (so this server writes what the
+    # harness's module writes, and a client that did not set it could not send a Decimal)
+    sio = socketio.AsyncServer(async_mode="asgi")
+    received: list = []
+
+    @sio.on("bet", namespace="/live")
+    async def bet(sid: str, data) -> dict:
+        received.append(data)
+        await sio.emit("wallet", {"balance": Decimal("10.10")}, to=sid, namespace="/live")
+        return {"ok": True, "stake": data["stake"], "returned": Decimal("0.30")}
+
+    log = StreamLog()
+    with socketio_server(sio) as url:
+        stream = SocketIOStream("player", url, log, "/live", timeout=5)
+        stream.connect()
+        try:
+            answer = stream.emit("bet", {"stake": Decimal("0.10")})
+            wallet = log.wait_for("player", lambda m: m.event == "wallet", "the wallet", 0, 5)
+        finally:
+            stream.close()
+    assert received == [{"stake": Decimal("0.10")}]  # as written: 0.10, not 0.1
+    assert answer == {"ok": True, "stake": Decimal("0.10"), "returned": Decimal("0.30")}
+    assert str(wallet.data["balance"]) == "10.10" and isinstance(wallet.data["balance"], Decimal)
+
+
+def test_a_websocket_frame_with_a_money_number_is_read_exactly() -> None:
+    log = StreamLog()
+    frames = ['{"type": "wallet", "balance": 10.10, "won": 1e-2, "count": 3}']
+    with websocket_server(frames) as url:
+        stream = WebSocketStream("table", url, log)
+        stream.connect()
+        wallet = log.wait_for("table", lambda m: m.event == "wallet", "the wallet", 0, 5)
+        stream.close()
+    assert wallet.data == {"type": "wallet", "balance": Decimal("10.10"), "won": Decimal("0.01"),
+                           "count": 3}  # fmt: skip
+    assert str(wallet.data["balance"]) == "10.10" and type(wallet.data["count"]) is int
+
+
+def test_exact_json_writes_decimals_as_the_numbers_they_hold() -> None:
+    from livecert.adapters import exact_json
+
+    value = {"a": Decimal("0.10"), "b": [Decimal("1E+2"), 1.5, "x"], "c": None}
+    assert exact_json.dumps(value) == '{"a":0.10,"b":[100,1.5,"x"],"c":null}'
+    assert exact_json.loads(exact_json.dumps(value))["a"] == Decimal("0.10")
+    assert str(exact_json.loads("[0.10]")[0]) == "0.10"

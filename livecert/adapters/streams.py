@@ -13,7 +13,6 @@ python-socketio 5 speaks the Socket.IO protocol of servers 3.x and later (Engine
 server (Engine.IO 3) is refused with a message naming the version.
 """
 
-import json
 import queue
 import threading
 import time
@@ -21,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from livecert.adapters import exact_json
 from livecert.adapters.errors import TargetError
 from livecert.adapters.secrets import SECRETS
 
@@ -170,7 +170,8 @@ class SocketIOStream:
     def connect(self) -> None:
         import socketio  # only a run with streams pays for it
 
-        client = socketio.Client(reconnection=False)
+        # money a table writes as a JSON number read as a Decimal, a Decimal emitted exactly
+        client = socketio.Client(reconnection=False, json=exact_json)
         client.on("*", self._received, namespace=self.namespace)
         client.on("disconnect", self._dropped, namespace=self.namespace)
         refused: list[Any] = []  # what the target said when it refused the namespace
@@ -346,7 +347,7 @@ class WebSocketStream:
             self.log.add(self.name, IN, "text", frame if isinstance(frame, str) else repr(frame))
             return
         try:
-            data = json.loads(frame)
+            data = exact_json.loads(frame)
         except ValueError:
             shown = frame if isinstance(frame, str) else repr(frame)
             self.log.add(self.name, IN, "malformed", shown[:500])
@@ -363,7 +364,7 @@ class WebSocketStream:
         kind = data.get(self.kind_key) if isinstance(data, dict) else None
         self.log.add(self.name, OUT, str(kind) if kind is not None else "message", data)
         try:
-            self._socket.send(json.dumps(data) if self.json_frames else str(data))
+            self._socket.send(exact_json.dumps(data) if self.json_frames else str(data))
         except ConnectionClosed as closed:
             raise StreamError("sending a frame", f"the stream is closed ({closed})") from None
 

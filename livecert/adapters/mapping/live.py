@@ -16,7 +16,6 @@ error, never a hang. A message the file names that lacks what the file reads the
 error, as for any answer.
 """
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -330,7 +329,7 @@ class LiveTable(StreamJoins):
         success = rules.get("success", {})
         ok = holds(success, read(body, parse(success["path"])[1])) if "path" in success else True
         if not ok:
-            code, message = error_of(rules, body, shown_text(json.dumps(body)))
+            code, message = error_of(rules, body, shown_text(dump_json(body)))
             late = None
             if closed_first:
                 late = f"the bet was sent after the table closed betting on round {round_id}"

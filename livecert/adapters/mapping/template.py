@@ -8,11 +8,12 @@ Two structured forms: `{json: TEMPLATE}` sends the rendered value as a JSON stri
 form field) and `{each: EXPRESSION, as: NAME, item: TEMPLATE}` renders a list.
 """
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
+
+from livecert.adapters import exact_json
 
 PLACEHOLDER = re.compile(r"\$\{([^}]+)\}")
 FILTER = re.compile(r"([a-z_]+)(?:\((.*)\))?$")  # a filter and its argument: `join(,)`
@@ -44,27 +45,10 @@ BASIC_FILTERS: dict[str, Filter] = {
 }
 
 
-_DECIMAL_MARK = "__livecert_exact_decimal__:"
-
-
 def dump_json(value: Any) -> str:
-    """JSON text with Decimals written as exact numbers (never through float)."""
-
-    def mark(node: Any) -> Any:
-        if isinstance(node, Decimal):
-            return _DECIMAL_MARK + format(node, "f")
-        if isinstance(node, dict):
-            return {k: mark(v) for k, v in node.items()}
-        if isinstance(node, list | tuple):
-            return [mark(v) for v in node]
-        return node
-
-    text = json.dumps(mark(value), separators=(",", ":"), default=_text)
-    while _DECIMAL_MARK in text:
-        start = text.index('"' + _DECIMAL_MARK)
-        end = text.index('"', start + 1)
-        text = text[:start] + text[start + 1 + len(_DECIMAL_MARK) : end] + text[end + 1 :]
-    return text
+    """JSON text with Decimals written as exact numbers (never through float); anything else
+    JSON cannot write as its text."""
+    return exact_json.dumps(value, default=_text)
 
 
 def lookup(context: Mapping[str, Any], name: str) -> Any:
