@@ -147,6 +147,30 @@ def test_secrets_are_shown_by_name_players_told_apart_by_a_keyed_hmac() -> None:
     assert registry.mask("abc") == "abc"
 
 
+def test_every_secret_of_a_long_run_is_masked_whichever_automaton_holds_it() -> None:
+    """A run registers a token per player (hundreds) and masks between: the newest are kept in
+    small automata, merged into a large one past a few. Every token stays masked, the first
+    and the newest alike, a token holding another is replaced whole, and a near miss is not."""
+    registry = SecretRegistry()
+    tokens = [f"tok-{n:04d}-{'x' * (n % 7)}" for n in range(700)]
+    shown, passwords = {}, []
+    for n, token in enumerate(tokens):
+        shown[token] = registry.register_player_token(token)
+        if n % 9 == 0:  # a secret written several ways (URL- and JSON-escaped) now and then
+            passwords.append(f"pass word/{n}")
+            assert registry.register(passwords[-1], f"$PASSWORD_{n}")
+    longer = registry.register_player_token("tok-0005-xxxxx-and-more")  # holds tokens[5]
+    for n, password in zip(range(0, 700, 9), passwords, strict=True):
+        for written in (password, quote(password, safe=""), password.replace("/", "\\/")):
+            assert registry.mask(f"<{written}>") == f"<$PASSWORD_{n}>", written
+    for count in (1, 64, 65, 300, 700):  # in the large automaton and in the small ones
+        sample = [tokens[0], tokens[count - 1], tokens[count // 2]]
+        text = " | ".join(sample) + " | tok-0005-xxxxx-and-more | tok-9999"
+        masked = registry.mask(text)
+        assert masked == " | ".join(shown[t] for t in sample) + f" | {longer} | tok-9999"
+    assert registry.mask("tok-0700-") == "tok-0700-"  # never registered
+
+
 def test_the_pytest_run_tells_certify_each_secret_it_learns_over_a_pipe() -> None:
     registry = SecretRegistry()
     read_end, write_end = os.pipe()

@@ -37,11 +37,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import quote, quote_plus, unquote, urlsplit
 
-from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, MatchKind
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation, MatchKind
 
 MIN_LENGTH = 4  # characters: a shorter secret would mask ordinary words; it is refused
 CHECKED_LENGTH = 8  # characters: the last check looks for secrets this long or longer (`leaks`)
 PIPE_VARIABLE = "LIVECERT_SECRETS_FD"  # the pytest run writes the secrets it learns there
+# an automaton of up to 64 spellings scans with a SIMD prefilter, about as fast as one of a
+# single spelling (20 us for a 28 kB answer here) and three to four times faster than one of a
+# few hundred; so the newest are kept in automata of BATCH, merged into one large past four
+BATCH = 64
+SMALL_BATCHES = 4
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
 
@@ -61,7 +66,8 @@ class SecretRegistry:
         self._lock = threading.Lock()
         self._shown: dict[str, str] = {}  # spelling -> what is shown instead
         self._values: dict[str, str] = {}  # value -> shown
-        self._batches: list[_Batch] = []  # the spellings, in automata of halving sizes
+        self._large: _Batch | None = None  # most spellings, in one automaton
+        self._small: list[_Batch] = []  # the newest, in automata of at most BATCH each
         self._key = _random.token_bytes(32)  # for the players' HMACs; never written anywhere
         self._pipe = _parents_pipe()
 
@@ -94,17 +100,26 @@ class SecretRegistry:
         return shown
 
     def _add_batch(self, patterns: list[str]) -> None:
-        """Keep the spellings in automata of halving sizes, merging the last two while the
-        newer is as large: a run registers a token per player and masks between, and one
-        automaton rebuilt on each would cost the square of the players."""
-        if not patterns:
-            return
-        self._batches.append(_Batch(patterns))
-        while len(self._batches) > 1 and (
-            len(self._batches[-1].patterns) >= len(self._batches[-2].patterns)
-        ):
-            newer = self._batches.pop()
-            self._batches[-1] = _Batch(self._batches[-1].patterns + newer.patterns)
+        """Keep the newest spellings in automata of at most BATCH (each scans a text about as
+        fast as one of a single spelling), and merge them into the large automaton once there
+        are more than SMALL_BATCHES: a run registers a token per player and masks between, and
+        one automaton rebuilt on each would cost the square of the players, where automata of
+        halving sizes each scanned every text at a large one's pace."""
+        while patterns:
+            last = self._small[-1].patterns if self._small else []
+            if len(last) >= BATCH:
+                last = []
+            room = BATCH - len(last)
+            batch = _Batch(last + patterns[:room], small=True)
+            if last:
+                self._small[-1] = batch
+            else:
+                self._small.append(batch)
+            patterns = patterns[room:]
+        if len(self._small) > SMALL_BATCHES:
+            merged = [p for b in self._small for p in b.patterns]
+            self._large = _Batch((self._large.patterns if self._large else []) + merged)
+            self._small = []
 
     def mask(self, text: str | None) -> str | None:
         """`text` with every known secret replaced by how it is shown (the longest match where
@@ -114,9 +129,10 @@ class SecretRegistry:
         if not text:
             return text
         with self._lock:
+            batches = self._small if self._large is None else [self._large, *self._small]
             found = [
                 (start, -end, batch.patterns[index])
-                for batch in self._batches
+                for batch in batches
                 for index, start, end in batch.automaton.find_matches_as_indexes(text)
             ]
             if not found:
@@ -183,11 +199,14 @@ def _parents_pipe() -> int | None:
 
 
 class _Batch:
-    """Some spellings and their automaton (leftmost-longest matches, none overlapping)."""
+    """Some spellings and their automaton (leftmost-longest matches, none overlapping); a
+    small one built as a contiguous NFA, about three times faster to build than the default
+    and as fast to scan at that size."""
 
-    def __init__(self, patterns: list[str]) -> None:
+    def __init__(self, patterns: list[str], small: bool = False) -> None:
         self.patterns = patterns
-        self.automaton = AhoCorasick(patterns, matchkind=MatchKind.LeftmostLongest)
+        how = {"implementation": Implementation.ContiguousNFA} if small else {}
+        self.automaton = AhoCorasick(patterns, matchkind=MatchKind.LeftmostLongest, **how)
 
 
 SECRETS = SecretRegistry()  # this process's secrets
