@@ -46,12 +46,14 @@ NOT_TESTABLE_XOCDIA = {
 
 
 @contextmanager
-def live_table(*faults: str, settle_ms: int = 1000) -> Iterator[tuple[str, dict[str, str]]]:
+def live_table(
+    *faults: str, settle_ms: int = 1000, round_ms: int = 200
+) -> Iterator[tuple[str, dict[str, str]]]:
     """(URL, environment with the admin token) of the example live table, rounds taking bets
-    for 200 ms, a round with bets waiting up to `settle_ms` for the lab's outcome."""
+    for `round_ms`, a round with bets waiting up to `settle_ms` for the lab's outcome."""
     port, token = free_port(), secrets.token_hex(12)
     command = [sys.executable, "-m", "examples.socketio_table", "--port", str(port)]
-    command += ["--seed", "7", "--round-ms", "200", "--settle-ms", str(settle_ms)]
+    command += ["--seed", "7", "--round-ms", str(round_ms), "--settle-ms", str(settle_ms)]
     for fault in faults:
         command += ["--fault", fault]
     env = {**os.environ, ENV_TOKEN: token}
@@ -375,7 +377,7 @@ def test_a_round_the_lab_forces_nothing_for_is_revealed_when_the_next_is_asked(
     (a minute here, past the 5 s wait): the mapping's `open_round` tells the table, through its
     deal hook, that the lab forces none, so the next round opens at once. A round bet on after
     the hook still waits for the outcome the lab forces, and shows it."""
-    with live_table(settle_ms=60_000) as (url, env):
+    with live_table(settle_ms=60_000, round_ms=1000) as (url, env):
         adapter = _adapter(url, env, tmp_path)
         admin = {"x-admin-token": env[ENV_TOKEN]}
         try:
@@ -389,6 +391,7 @@ def test_a_round_the_lab_forces_nothing_for_is_revealed_when_the_next_is_asked(
             ).json()["dealt"]
             adapter.place_bets(player, following.round_id, [("SMALL", Decimal("1.00"))])
             adapter.close_betting(following.round_id)
+            time.sleep(0.3)  # past the moment the table reveals a round it was told to deal
             settled = adapter.enter_result(following.round_id, (1, 2, 4))
         finally:
             adapter.close()

@@ -2085,3 +2085,14 @@ def test_a_constant_is_refused_where_the_harness_judges_the_field(
         p.startswith(f"shapes.{shape}.{field}: a constant {field} would make")
         for p in raised.value.problems
     ), raised.value.problems
+
+
+def test_a_number_of_the_file_matches_an_answers_decimal_as_written() -> None:
+    """Answers and stream messages read numbers with a fraction as Decimals, the file's YAML as
+    floats: `equals: 0.1` holds for an answer's 0.1 (and 0.10), not for 0.11 or 0.1 as text."""
+    from livecert.adapters.jsonpath import holds
+
+    assert holds({"equals": 0.1}, Decimal("0.1")) and holds({"equals": 0.1}, Decimal("0.10"))
+    assert not holds({"equals": 0.1}, Decimal("0.11")) and not holds({"equals": 0.1}, "0.1")
+    assert holds({"in": [0.5, 2]}, Decimal("0.5")) and holds({"in": [0.5, 2]}, 2)
+    assert holds({"equals": 0.1}, 0.1) and not holds({"in": [0.5]}, Decimal("0.25"))

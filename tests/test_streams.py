@@ -248,10 +248,13 @@ def test_money_a_table_writes_as_a_json_number_is_read_exactly() -> None:
     the number it is (never through float, which reads 10.10 as 10.1)."""
     import socketio
 
-    # made without a json module of its own: python-socketio keeps the one in use on its packet
-    # class, which the harness's client sets for the process (so this server writes what the
-    # harness's module writes, and a client that did not set it could not send a Decimal)
-    sio = socketio.AsyncServer(async_mode="asgi")
+    from livecert.adapters import exact_json
+
+    # the server's own packet class writes Decimals as numbers (10.10 on the wire); the client's
+    # JSON is its own (a client reading with the standard module gets the float 10.1)
+    before = socketio.packet.Packet.json
+    exact = type("ServerPacket", (socketio.packet.Packet,), {"json": exact_json})
+    sio = socketio.AsyncServer(async_mode="asgi", serializer=exact)
     received: list = []
 
     @sio.on("bet", namespace="/live")
@@ -272,6 +275,7 @@ def test_money_a_table_writes_as_a_json_number_is_read_exactly() -> None:
     assert received == [{"stake": Decimal("0.10")}]  # as written: 0.10, not 0.1
     assert answer == {"ok": True, "stake": Decimal("0.10"), "returned": Decimal("0.30")}
     assert str(wallet.data["balance"]) == "10.10" and isinstance(wallet.data["balance"], Decimal)
+    assert socketio.packet.Packet.json is before  # no other client or server of the process changed
 
 
 def test_a_websocket_frame_with_a_money_number_is_read_exactly() -> None:
@@ -287,6 +291,18 @@ def test_a_websocket_frame_with_a_money_number_is_read_exactly() -> None:
     assert str(wallet.data["balance"]) == "10.10" and type(wallet.data["count"]) is int
 
 
+def test_a_frame_with_a_number_beyond_any_amount_ends_the_wait_clearly() -> None:
+    """16 bytes of `1e999999999` would be a gigabyte written out: the stream is broken, saying
+    why, and the wait ends (a target error, the run incomplete), never memory exhausted."""
+    log = StreamLog()
+    with websocket_server(['{"type": "wallet", "balance": 1e999999999}']) as url:
+        stream = WebSocketStream("table", url, log)
+        stream.connect()
+        with pytest.raises(StreamError, match=r"beyond any amount"):
+            log.wait_for("table", lambda m: m.event == "wallet", "the wallet", 0, 5)
+        stream.close()
+
+
 def test_exact_json_writes_decimals_as_the_numbers_they_hold() -> None:
     from livecert.adapters import exact_json
 
@@ -294,3 +310,8 @@ def test_exact_json_writes_decimals_as_the_numbers_they_hold() -> None:
     assert exact_json.dumps(value) == '{"a":0.10,"b":[100,1.5,"x"],"c":null}'
     assert exact_json.loads(exact_json.dumps(value))["a"] == Decimal("0.10")
     assert str(exact_json.loads("[0.10]")[0]) == "0.10"
+    for beyond in ("1e999999999", "1e-101", "0." + "1" * 101):
+        with pytest.raises(exact_json.NumberBeyondReason):
+            exact_json.loads(f"[{beyond}]")
+    many = [Decimal(n) / 100 for n in range(20_000)]  # written in one pass, not one per number
+    assert exact_json.loads(exact_json.dumps(many)) == many

@@ -348,7 +348,9 @@ class LiveTables:
         async def deal(request: HttpRequest) -> JSONResponse:
             """A test hook: the lab forces no outcome for the table's round not yet revealed,
             so its dealer reveals at once after the close, unless a bet is taken on it after
-            this (a player who met the round as it opened); the next round waits again."""
+            this (a player who met the round as it opened); the next round waits again. A lab
+            that asks for the next round while one it bet on is still unrevealed has that one
+            revealed without its outcome: the harness asks once a scenario is over."""
             if request.headers.get("x-admin-token") != self.operator_token:
                 return JSONResponse({"error": "admin token required"}, status_code=401)
             table = (await request.json()).get("table")

@@ -1,22 +1,43 @@
 """JSON for money: numbers with a fraction read as Decimal and Decimals written exactly.
 
-Python's `json` reads `10.10` as a float and cannot write a Decimal. An HTTP answer of a mapped
-target is read with `parse_float=Decimal`; a stream's messages (python-socketio's packets, a
-plain WebSocket's frames) go through this module, which has the two functions those libraries
-call (`loads`, `dumps`), so an amount a live table writes as a JSON number is judged exactly,
-never through float, and a slip's Decimal stakes are emitted as written.
+Python's `json` reads `10.10` as a float and cannot write a Decimal. An answer of a mapped target
+and a stream's messages (python-socketio's packets, a plain WebSocket's frames) are read here,
+so an amount a target writes as a JSON number is judged exactly, never through float, and a
+slip's Decimal stakes are sent as written. A number no amount can be (an exponent past
+MAX_EXPONENT, more than MAX_DIGITS digits) is refused as unreadable: `1e999999999` is 16 bytes
+on the wire and a gigabyte written out.
 """
 
 import json
+import re
 from decimal import Decimal
 from typing import Any
 
+MAX_DIGITS = 100
+MAX_EXPONENT = 100
 _MARK = "__livecert_exact_decimal__:"
+_MARKED = re.compile('"' + re.escape(_MARK) + '([^"]*)"')
+
+
+class NumberBeyondReason(ValueError):
+    """A JSON number no amount or count can be: refused before it is written out."""
+
+
+def _number(text: str) -> Decimal:
+    number = Decimal(text)
+    digits, exponent = len(number.as_tuple().digits), number.adjusted()
+    if digits > MAX_DIGITS or abs(exponent) > MAX_EXPONENT:
+        raise NumberBeyondReason(
+            f"a number ({text[:40]}) of {digits} digits and order 10^{exponent}: beyond any "
+            f"amount (at most {MAX_DIGITS} digits, orders 10^-{MAX_EXPONENT} to 10^{MAX_EXPONENT})"
+        )
+    return number
 
 
 def loads(text: str | bytes, **options: Any) -> Any:
-    """JSON text read with every number that has a fraction or an exponent as a Decimal."""
-    return json.loads(text, parse_float=Decimal, **options)
+    """JSON text read with every number that has a fraction or an exponent as a Decimal;
+    ValueError for text that is not JSON, NumberBeyondReason for a number beyond any amount."""
+    return json.loads(text, parse_float=_number, **options)
 
 
 def dumps(value: Any, *, separators: tuple[str, str] = (",", ":"), **options: Any) -> str:
@@ -31,9 +52,4 @@ def dumps(value: Any, *, separators: tuple[str, str] = (",", ":"), **options: An
             return [mark(v) for v in node]
         return node
 
-    text = json.dumps(mark(value), separators=separators, **options)
-    while _MARK in text:
-        start = text.index('"' + _MARK)
-        end = text.index('"', start + 1)
-        text = text[:start] + text[start + 1 + len(_MARK) : end] + text[end + 1 :]
-    return text
+    return _MARKED.sub(r"\1", json.dumps(mark(value), separators=separators, **options))

@@ -5,6 +5,7 @@ No filters or wildcards: a mapping names one value per field, and a list is mapp
 """
 
 import re
+from decimal import Decimal
 from typing import Any
 
 _TOKEN = re.compile(r"\.([A-Za-z_][\w-]*)|\[(\d+)\]|\['([^']*)'\]|^([A-Za-z_][\w-]*)")
@@ -51,9 +52,18 @@ def read(document: Any, steps: tuple[str | int, ...]) -> Any:
 def holds(rule: dict, value: Any) -> bool:
     """Whether `value`, read at a `{path, equals | in}` rule's path, is what the rule wants: equal
     to `equals`, one of `in`, or (neither given) present and true. A mapping's success predicate
-    and a login's `logged_in.body` both judge this way."""
+    and a login's `logged_in.body` both judge this way. An answer's numbers with a fraction are
+    Decimals and the file's are floats: each is compared as the decimal the file writes."""
     if "equals" in rule:
-        return value == rule["equals"]
+        return _equal(value, rule["equals"])
     if "in" in rule:
-        return value in rule["in"]
+        return any(_equal(value, wanted) for wanted in rule["in"])
     return value is not MISSING and bool(value)
+
+
+def _equal(value: Any, wanted: Any) -> bool:
+    """`value == wanted`, a float of the mapping file (YAML's 0.1) against an answer's Decimal
+    compared as the decimal the file writes."""
+    if isinstance(wanted, float) and isinstance(value, Decimal):
+        return value == Decimal(repr(wanted))
+    return value == wanted

@@ -13,6 +13,7 @@ python-socketio 5 speaks the Socket.IO protocol of servers 3.x and later (Engine
 server (Engine.IO 3) is refused with a message naming the version.
 """
 
+import functools
 import queue
 import threading
 import time
@@ -147,6 +148,14 @@ class StreamLog:
                 self._changed.wait(left)
 
 
+@functools.cache
+def _exact_packet() -> type:
+    """python-socketio's packet class, reading and writing its JSON with `exact_json`."""
+    import socketio
+
+    return type("ExactPacket", (socketio.packet.Packet,), {"json": exact_json})
+
+
 class SocketIOStream:
     """One Socket.IO connection to a namespace, every event recorded (python-socketio)."""
 
@@ -170,8 +179,9 @@ class SocketIOStream:
     def connect(self) -> None:
         import socketio  # only a run with streams pays for it
 
-        # money a table writes as a JSON number read as a Decimal, a Decimal emitted exactly
-        client = socketio.Client(reconnection=False, json=exact_json)
+        # money a table writes as a JSON number read as a Decimal, a Decimal emitted exactly:
+        # the client's own packet class (python-socketio's `json=` would set it process-wide)
+        client = socketio.Client(reconnection=False, serializer=_exact_packet())
         client.on("*", self._received, namespace=self.namespace)
         client.on("disconnect", self._dropped, namespace=self.namespace)
         refused: list[Any] = []  # what the target said when it refused the namespace
@@ -348,6 +358,10 @@ class WebSocketStream:
             return
         try:
             data = exact_json.loads(frame)
+        except exact_json.NumberBeyondReason as error:
+            self.log.add(self.name, IN, "malformed", str(frame)[:500])
+            self.log.broken(self.name, f"a frame with {error}")
+            return
         except ValueError:
             shown = frame if isinstance(frame, str) else repr(frame)
             self.log.add(self.name, IN, "malformed", shown[:500])

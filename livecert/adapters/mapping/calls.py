@@ -7,7 +7,6 @@ a redirect, not JSON) a `TargetError`. `before` and `then` hooks are the run's o
 operation whose request differs per game (`per_game`) sends the one of the call's game.
 """
 
-import json
 import shlex
 import subprocess
 import time
@@ -18,6 +17,7 @@ from urllib.parse import urlencode
 
 import requests
 
+from livecert.adapters import exact_json
 from livecert.adapters.bounds import Bounds
 from livecert.adapters.errors import Refused, RunCut, TargetError, Unsupported
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
@@ -178,7 +178,7 @@ class Calls:
                 f"its set-up command {shown} exited {done.returncode}: {done.stderr[-300:]!r}",
             )
         try:
-            output = json.loads(done.stdout, parse_float=Decimal)
+            output = exact_json.loads(done.stdout)
         except ValueError:
             raise TargetError(
                 operation, f"its set-up command {shown} printed no JSON: {done.stdout[:300]!r}"
@@ -297,7 +297,11 @@ class Calls:
                 status,
             )
         try:
-            body = json.loads(response.text, parse_float=Decimal)
+            body = exact_json.loads(response.text)
+        except exact_json.NumberBeyondReason as error:
+            raise TargetError(
+                operation, f"answered {status} with {error}", where, status, text[:300]
+            ) from None
         except ValueError:
             raise TargetError(
                 operation,
