@@ -315,3 +315,27 @@ def test_exact_json_writes_decimals_as_the_numbers_they_hold() -> None:
             exact_json.loads(f"[{beyond}]")
     many = [Decimal(n) / 100 for n in range(20_000)]  # written in one pass, not one per number
     assert exact_json.loads(exact_json.dumps(many)) == many
+
+
+def test_a_reproduction_sends_a_decimal_stake_as_the_run_sent_it() -> None:
+    """The script of a failed live scenario reads what the run emitted exactly and sends it
+    exactly: a stake written 0.10 is sent as 0.10, never the float 0.1."""
+    from livecert.adapters.evidence import EMITTED, JOINED, Exchange
+    from livecert.adapters.stream_script import stream_reproduction
+
+    joined = '{"auth":{"token":"$PLAYER_TOKEN[hmac:0a1b2c3d]"}}'
+    emitted = '{"round":"r1","bets":[{"selection":"BIG","amount":0.10}]}'
+    exchanges = [
+        Exchange(1, "stream player p1", "player", JOINED, "http://127.0.0.1:9/live", joined,
+                 None, None, 0.0, None, None, started=100.0),
+        Exchange(2, "stream player p1", "player", EMITTED, "http://127.0.0.1:9/live bet",
+                 emitted, None, None, 0.0, None, None, started=100.25),
+    ]  # fmt: skip
+    script = stream_reproduction(exchanges, "a late bet", "taken after the close")
+    assert script is not None
+    names: dict = {"__name__": "a reproduction, not run"}
+    exec(compile(script, "reproduction.py", "exec"), names)
+    (_, _, _, _, first), (_, action, event, data, at) = names["STEPS"]
+    assert (action, event, float(first), float(at)) == ("emit", "bet", 0.0, 0.25)
+    assert data["bets"][0]["amount"] == Decimal("0.10")
+    assert names["exact"].dumps(data, separators=(",", ":")) == emitted  # as the run sent it

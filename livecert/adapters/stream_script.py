@@ -14,6 +14,7 @@ import json
 import re
 from urllib.parse import urlsplit
 
+from livecert.adapters import exact_json
 from livecert.adapters.evidence import EMITTED, JOINED, Exchange
 from livecert.target_text import visible
 
@@ -32,7 +33,7 @@ def _steps(exchanges: list[Exchange]) -> tuple[list[tuple], dict[str, str]]:
             continue
         for masked in MASKED_TOKEN.findall(ex.request_body or ""):
             tokens.setdefault(masked, f"PLAYER_TOKEN_{len(tokens) + 1}")
-        data = json.loads(ex.request_body or "null")
+        data = exact_json.loads(ex.request_body or "null")  # a stake of 0.10 sent as 0.10
         stream = ex.operation.removeprefix("stream ")
         at = round(ex.started - first, 3)
         if ex.method == JOINED:  # its url is the stream's address
@@ -64,22 +65,54 @@ def stream_reproduction(exchanges: list[Exchange], title: str, said: str) -> str
         "(masked in the report) comes from the environment variable named below. The ids are",
         'the run\'s: a table that has moved on answers them as rounds it does not know."""',
         "",
+        "import decimal",
         "import json",
         "import os",
+        "import re",
         "import sys",
         "import time",
         "",
         f"BASE = os.environ.get('LIVECERT_TARGET_URL', {base!r}).rstrip('/')",
         f"PROTOCOL = {protocol!r}",
+        _EXACT,
         "# each masked token as the report shows it -> the variable it is read from",
         f"TOKENS = json.loads({json.dumps(tokens)!r})",
         "# stream, join or emit, the stream's address or the event, the data, seconds in",
-        f"STEPS = json.loads({json.dumps(steps)!r})",
+        f"STEPS = exact.loads({exact_json.dumps(steps)!r})",
         f"MOST_SECONDS = {MOST_SECONDS}",
         "",
         _BODY,
     ]
     return "\n".join(lines) + "\n"
+
+
+_EXACT = '''
+
+class exact:
+    """JSON as the run sent it: a number with a fraction read as a Decimal and written as the
+    number it is (a stake of 0.10 stays 0.10, never the float 0.1)."""
+
+    MARK = "__exact_decimal__:"
+
+    @staticmethod
+    def loads(text, **options):
+        return json.loads(text, parse_float=decimal.Decimal, **options)
+
+    @staticmethod
+    def dumps(value, **options):
+        def mark(node):
+            if isinstance(node, decimal.Decimal):
+                return exact.MARK + format(node, "f")
+            if isinstance(node, dict):
+                return {k: mark(v) for k, v in node.items()}
+            if isinstance(node, (list, tuple)):
+                return [mark(v) for v in node]
+            return node
+
+        text = json.dumps(mark(value), **options)
+        return re.sub('"' + re.escape(exact.MARK) + '([^"]*)"', r"\\1", text)
+
+'''
 
 
 def _doc(text: str) -> str:
@@ -89,23 +122,24 @@ def _doc(text: str) -> str:
 _BODY = '''
 def real(value):
     """`value` with each masked token replaced by the one in its environment variable."""
-    text = json.dumps(value)
+    text = exact.dumps(value)
     for shown, variable in TOKENS.items():
         if shown in text:
             if variable not in os.environ:
                 sys.exit(f"set {variable} to the token of the player the report shows as {shown}")
             text = text.replace(shown, os.environ[variable])
-    return json.loads(text)
+    return exact.loads(text)
 
 
 def say(stream, what, data):
-    print(f"{time.strftime('%H:%M:%S')} {stream}: {what} {json.dumps(data)}", flush=True)
+    shown = exact.dumps(data, default=str)
+    print(f"{time.strftime('%H:%M:%S')} {stream}: {what} {shown}", flush=True)
 
 
 def main():
     joined, started = {}, time.monotonic()
     for stream, action, where, data, at in STEPS:
-        time.sleep(max(0.0, min(MOST_SECONDS, at - (time.monotonic() - started))))
+        time.sleep(max(0.0, min(MOST_SECONDS, float(at) - (time.monotonic() - started))))
         if action == "join":
             joined[stream] = join(stream, where, real(data))
         else:
@@ -132,10 +166,10 @@ def join(stream, where, data):
                 say(stream, "pushed", frame)
 
         threading.Thread(target=read, daemon=True).start()
-        return lambda event, body: socket.send(json.dumps(body))
+        return lambda event, body: socket.send(exact.dumps(body))
     import socketio
 
-    client = socketio.Client(reconnection=False)
+    client = socketio.Client(reconnection=False, json=exact)
     namespace = "/" + path
     client.on("*", lambda event, *body: say(stream, f"pushed {event}", body), namespace=namespace)
     client.connect(
