@@ -189,6 +189,33 @@ def test_a_wrong_streams_section_is_refused_naming_where(
     assert problem in str(raised.value)
 
 
+def test_a_mapping_files_problems_are_said_one_a_line(tmp_path: Path) -> None:
+    """The lab's file, refused before any scenario: each problem on a line of its own in the
+    terminal (not one line with `\\n` in it), the summary's line saying where the rest are."""
+
+    def two_mistakes(data: dict) -> None:
+        data["streams"]["events"].pop("betting_closed")
+        data["operations"]["place_bets"]["emit"]["data"]["x"] = "${bet.stak}"
+
+    path = _mapping(tmp_path, two_mistakes)
+    env = {**os.environ, ENV_TOKEN: "x" * 24}
+    status, certificate, output = certify(
+        tmp_path / "report", "--adapter", str(path), "--target-url", "http://127.0.0.1:9",
+        "--no-html", "--game", "xocdia", env=env,
+    )  # fmt: skip
+    assert certificate["verdict"] == "incomplete" and status != 0
+    lines = output.splitlines()
+    assert f"livecert: adapter error: the mapping file {path} is not usable:" in lines, output
+    assert (
+        "  - operations.close_betting.wait.event: streams.events names no betting_closed "
+        "message to wait for"
+    ) in lines
+    assert any(line.startswith("  - operations.place_bets.emit.data.x: ") for line in lines)
+    more = "(2 more line(s) in certificate.json)"
+    assert f"  adapter error: the mapping file {path} is not usable: {more}" in lines, output
+    assert not any("\\n" in line for line in lines), output
+
+
 def test_the_example_mapping_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV_TOKEN, "x" * 24)
     mapping = load_mapping(MAPPING)

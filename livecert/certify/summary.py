@@ -83,7 +83,9 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
                 "run; --rate-limit keeps a run under the server's limit"
             )
     for reason in certificate["verdict_reasons"]:
-        lines.append(f"  {reason}")
+        first, _, more = reason.partition("\n")  # a mapping file's problems, listed above
+        also = f" ({more.count(chr(10)) + 1} more line(s) in certificate.json)" if more else ""
+        lines.append(f"  {first}{also}")
     lines.append(f"  report: {folder}/")
     for name, what in (
         ("certificate.html", "the certificate, printable"),
