@@ -299,3 +299,17 @@ def test_a_secret_left_in_a_page_stops_the_report_before_its_manifest(tmp_path: 
     with pytest.raises(SecretInReport, match=r"rules/planted\.txt: \$PLANTED"):
         publish(tmp_path, certificate, [], html=False, guard=guard, say=lambda _: None)
     assert not (tmp_path / "manifest.json").exists()
+
+
+def test_a_secret_behind_two_overlapping_ones_in_other_automata_is_masked() -> None:
+    """Secrets overlapping in a chain across automata: the second automaton hides the third
+    secret behind the second (its own leftmost-longest match), which the first automaton's
+    match then displaces. A second pass finds the third, so no secret is left whole."""
+    registry = SecretRegistry()
+    registry.register("BBBBcccc", "$SECOND")  # the same automaton as the third
+    registry.register("ccccDDDDeeee", "$THIRD")
+    for n in range(64):  # the first secret in another automaton
+        registry.register(f"filler-{n:03d}", f"$FILLER_{n}")
+    registry.register("aaaaBBBB", "$FIRST")
+    masked = registry.mask("aaaaBBBBccccDDDDeeee")
+    assert "ccccDDDDeeee" not in masked and masked == "$FIRST$THIRD", masked
