@@ -218,7 +218,7 @@ def action_in_the_wrong_state(scene: Scene, action: str, which: str) -> None:
     parsers.re(r"the dealer tries to open a round with a countdown of (?P<seconds>-?\d+) seconds")
 )
 def bad_countdown(scene: Scene, seconds: str) -> None:
-    fixed = getattr(scene.adapter, "own_countdown", lambda: None)()
+    fixed = scene.own_countdown()
     if fixed:  # the countdown is never sent: its refusal cannot be asked
         raise Unsupported(f"open a round with a countdown of {seconds} s", fixed)
     table = scene.adapter.create_table(scene.game)

@@ -106,17 +106,10 @@ class SecretRegistry:
         are more than SMALL_BATCHES: a run registers a token per player and masks between, and
         one automaton rebuilt on each would cost the square of the players, where automata of
         halving sizes each scanned every text at a large one's pace."""
-        while patterns:
-            last = self._small[-1].patterns if self._small else []
-            if len(last) >= BATCH:
-                last = []
-            room = BATCH - len(last)
-            batch = _Batch(last + patterns[:room], small=True)
-            if last:
-                self._small[-1] = batch
-            else:
-                self._small.append(batch)
-            patterns = patterns[room:]
+        if self._small and len(self._small[-1].patterns) < BATCH:  # the last one has room
+            patterns = self._small.pop().patterns + patterns
+        for start in range(0, len(patterns), BATCH):
+            self._small.append(_Batch(patterns[start : start + BATCH], small=True))
         if len(self._small) > SMALL_BATCHES:
             merged = [p for b in self._small for p in b.patterns]
             self._large = _Batch((self._large.patterns if self._large else []) + merged)

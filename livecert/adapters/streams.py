@@ -358,14 +358,12 @@ class WebSocketStream:
             return
         try:
             data = exact_json.loads(frame)
-        except exact_json.NumberBeyondReason as error:
-            self.log.add(self.name, IN, "malformed", str(frame)[:500])
-            self.log.broken(self.name, f"a frame with {error}")
-            return
-        except ValueError:
+        except ValueError as error:
             shown = frame if isinstance(frame, str) else repr(frame)
             self.log.add(self.name, IN, "malformed", shown[:500])
-            self.log.broken(self.name, f"a frame that is not JSON: {shown[:200]!r}")
+            beyond = isinstance(error, exact_json.NumberBeyondReason)
+            said = f"with {error}" if beyond else f"that is not JSON: {shown[:200]!r}"
+            self.log.broken(self.name, f"a frame {said}")
             return
         kind = data.get(self.kind_key) if isinstance(data, dict) else None
         self.log.add(self.name, IN, str(kind) if kind is not None else "message", data)

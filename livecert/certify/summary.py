@@ -84,8 +84,10 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
             )
     for reason in certificate["verdict_reasons"]:
         first, _, more = reason.partition("\n")  # a mapping file's problems, listed above
-        also = f" ({more.count(chr(10)) + 1} more line(s) in certificate.json)" if more else ""
-        lines.append(f"  {first}{also}")
+        count = len(more.split("\n"))
+        lines.append(
+            f"  {first} ({count} more line(s) in certificate.json)" if more else f"  {first}"
+        )
     lines.append(f"  report: {folder}/")
     for name, what in (
         ("certificate.html", "the certificate, printable"),
