@@ -2,11 +2,14 @@
 it must send exactly what requests' own `Session.request` sends, and leave anything it does not
 handle (a cookie the target set, params, JSON, auth) to requests."""
 
+from http.server import BaseHTTPRequestHandler
+
 import pytest
 import requests
+from fake_target import fake_target, redirect, send_json
 from requests.models import PreparedRequest
 
-from livecert.adapters.bounds import bounded_session
+from livecert.adapters.bounds import DEFAULT_BOUNDS, BoundedTransport, bounded_session
 from livecert.adapters.lean_session import LeanSession
 
 BASE = "http://127.0.0.1:9"  # never reached: `send` is replaced by a capture
@@ -105,3 +108,104 @@ def test_the_adapters_sessions_are_lean_and_keep_their_bounds() -> None:
     session = bounded_session(BASE)
     assert isinstance(session, LeanSession) and not session.trust_env
     assert type(session.get_adapter(BASE)).__name__ == "BoundedTransport"
+
+
+# -- sending: what requests' own Session.send would answer, on a real loopback server ----------
+
+
+def _answer(handler: BaseHTTPRequestHandler) -> None:
+    """/login sets a cookie; /echo shows the cookie sent; /old and /hop redirect (/hop twice);
+    /json answers JSON."""
+    path = handler.path
+    if path == "/login":
+        handler.send_response(200)
+        handler.send_header("Set-Cookie", "SESSION=s3cr3t-value; Path=/")
+        handler.send_header("Content-Length", "2")
+        handler.end_headers()
+        handler.wfile.write(b"ok")
+    elif path in ("/old", "/hop"):
+        redirect(handler, "/hop2" if path == "/hop" else "/json")
+    elif path == "/hop2":
+        redirect(handler, "/json")
+    else:
+        send_json(handler, 200, {"path": path, "cookie": handler.headers.get("Cookie")})
+
+
+def _sessions(url: str) -> tuple[requests.Session, requests.Session]:
+    """requests' own session with the harness's transport, and the harness's lean one."""
+    full = requests.Session()
+    full.trust_env = False
+    full.mount("http://", BoundedTransport())
+    return full, bounded_session(url)
+
+
+def _seen(answer: requests.Response) -> tuple:
+    return (
+        answer.status_code,
+        answer.url,
+        answer.content,
+        [(a.status_code, a.url) for a in answer.history],
+        answer.next.url if answer.next is not None else None,
+        answer.headers.get("Content-Type"),
+        answer.encoding,
+    )
+
+
+# path, following redirects: the final status and path, the hops passed, the next hop's path
+SENT = [
+    ("/json", True, 200, "/json", [], None),
+    ("/old", True, 200, "/json", [(302, "/old")], None),
+    ("/hop", True, 200, "/json", [(302, "/hop"), (302, "/hop2")], None),
+    ("/old", False, 302, "/old", [], "/json"),
+    ("/hop", False, 302, "/hop", [], "/hop2"),
+]
+
+
+@pytest.mark.parametrize("bounded", [True, False], ids=["deadline", "timeout"])
+@pytest.mark.parametrize(("path", "follow", "status", "last", "hops", "next_hop"), SENT)
+def test_an_answer_comes_back_as_requests_sends_it(
+    path: str, follow: bool, status: int, last: str, hops: list, next_hop: str | None, bounded: bool
+) -> None:
+    with fake_target(_answer) as url:
+        answers = []
+        for session in _sessions(url):
+            timeout = DEFAULT_BOUNDS.deadline((5, 5)) if bounded else (5, 5)
+            answer = session.request("GET", url + path, timeout=timeout, allow_redirects=follow)
+            assert answer.elapsed.total_seconds() > 0
+            answers.append(_seen(answer))
+        assert answers[0] == answers[1]  # the lean session's, as requests' own
+        seen_status, seen_url, _, seen_hops, seen_next, _, _ = answers[1]
+        assert (seen_status, seen_url) == (status, url + last)
+        assert seen_hops == [(code, url + hop) for code, hop in hops]
+        assert seen_next == (None if next_hop is None else url + next_hop)
+
+
+def test_a_cookie_an_answer_sets_is_kept_and_sent_back() -> None:
+    with fake_target(_answer) as url:
+        for session in _sessions(url):
+            deadline = DEFAULT_BOUNDS.deadline((5, 5))
+            login = session.request("POST", url + "/login", data="{}", timeout=deadline)
+            assert login.cookies.get("SESSION") == "s3cr3t-value"  # the answer's own cookies
+            assert session.cookies.get("SESSION") == "s3cr3t-value"
+            echoed = session.request("GET", url + "/echo", timeout=DEFAULT_BOUNDS.deadline((5, 5)))
+            assert echoed.json()["cookie"] == "SESSION=s3cr3t-value"
+            assert echoed.cookies.get("SESSION") is None  # that answer set none
+
+
+def test_a_cookie_set_on_the_way_of_a_redirect_is_kept() -> None:
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        if handler.path == "/start":
+            handler.send_response(302)
+            handler.send_header("Location", "/echo")
+            handler.send_header("Set-Cookie", "HOP=1; Path=/")
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+        else:
+            _answer(handler)
+
+    with fake_target(answer) as url:
+        for session in _sessions(url):
+            deadline = DEFAULT_BOUNDS.deadline((5, 5))
+            last = session.request("GET", url + "/start", timeout=deadline)
+            assert last.json()["cookie"] == "HOP=1"
+            assert session.cookies.get("HOP") == "1"
