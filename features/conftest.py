@@ -11,6 +11,7 @@ pytest_plugins = [
     "livecert.suite.fixtures.scene",
     "livecert.suite.fixtures.evidence",
     "livecert.suite.fixtures.live_streams",
+    "livecert.suite.fixtures.memory",
     "livecert.suite.fixtures.step_lookup",
     "livecert.suite.steps.common",
     "livecert.suite.steps.sweep",
