@@ -172,6 +172,7 @@ def test_an_answer_comes_back_as_requests_sends_it(
             timeout = DEFAULT_BOUNDS.deadline((5, 5)) if bounded else (5, 5)
             answer = session.request("GET", url + path, timeout=timeout, allow_redirects=follow)
             assert answer.elapsed.total_seconds() > 0
+            assert answer._content_consumed  # read whole, its connection back in the pool
             answers.append(_seen(answer))
         assert answers[0] == answers[1]  # the lean session's, as requests' own
         seen_status, seen_url, _, seen_hops, seen_next, _, _ = answers[1]
@@ -209,3 +210,109 @@ def test_a_cookie_set_on_the_way_of_a_redirect_is_kept() -> None:
             last = session.request("GET", url + "/start", timeout=deadline)
             assert last.json()["cookie"] == "HOP=1"
             assert session.cookies.get("HOP") == "1"
+
+
+class _Recording(requests.adapters.HTTPAdapter):
+    """A transport that sends nothing: it keeps what it was asked to send with, and answers
+    200 with an empty JSON body."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.settings: list[dict] = []
+
+    def send(self, request, **settings):  # type: ignore[override]
+        self.settings.append(settings)
+        answer = requests.Response()
+        answer.status_code, answer._content, answer.url = 200, b"{}", request.url
+        answer.request = request
+        return answer
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {},
+        {"proxies": {"http": "http://proxy.example:3128"}},
+        {"verify": "/etc/ssl/certs/lab-ca.pem"},
+        {"verify": False},
+        {"cert": ("/lab/client.pem", "/lab/client.key")},
+        {"stream": True},
+    ],
+    ids=["defaults", "proxies", "ca-bundle", "no-verify", "client-cert", "stream"],
+)
+def test_the_transport_is_asked_with_the_settings_requests_would_give_it(setting: dict) -> None:
+    asked = []
+    for session in _pair():
+        for name, value in setting.items():
+            if name == "proxies":
+                session.proxies.update(value)
+            else:
+                setattr(session, name, value)
+        transport = _Recording()
+        session.mount("http://", transport)
+        session.request("POST", BASE + "/v1/x", data="{}", timeout=7)
+        [settings] = transport.settings
+        asked.append(settings)
+    assert asked[0] == asked[1]
+
+
+def test_a_session_with_a_hook_is_sent_through_requests() -> None:
+    called: list[str] = []
+    full, lean = _pair()
+    for session in (full, lean):
+        session.mount("http://", _Recording())
+        session.hooks["response"].append(lambda answer, **_: called.append(answer.url))
+        session.request("GET", BASE + "/v1/info", timeout=7)
+    assert called == [BASE + "/v1/info"] * 2
+
+
+def test_a_prepared_request_sent_with_a_hook_has_its_hook_called() -> None:
+    called: list[str] = []
+    for session in _pair():
+        session.mount("http://", _Recording())
+        prepared = requests.Request("GET", BASE + "/v1/info").prepare()
+        prepared.hooks = {"response": [lambda answer, **_: called.append(answer.url)]}
+        session.send(prepared, timeout=7)
+    assert called == [BASE + "/v1/info"] * 2
+
+
+def test_a_redirect_loop_ends_as_requests_ends_it() -> None:
+    def loop(handler: BaseHTTPRequestHandler) -> None:
+        redirect(handler, handler.path + "x")
+
+    with fake_target(loop) as url:
+        ended = []
+        for session in _sessions(url):
+            session.max_redirects = 3
+            with pytest.raises(requests.TooManyRedirects) as caught:
+                session.request("GET", url + "/a", timeout=DEFAULT_BOUNDS.deadline((5, 5)))
+            last = caught.value.response
+            ended.append((str(caught.value), last.url, [a.url for a in last.history]))
+        assert ended[0] == ended[1]
+        assert ended[1][1] == url + "/axxx"  # the fourth answer, after three redirects
+
+
+@pytest.mark.parametrize("sets_cookie", [False, True])
+def test_an_answer_is_built_as_requests_builds_it(sets_cookie: bool) -> None:
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(201)
+        handler.send_header("Content-Type", "application/json; charset=latin-1")
+        if sets_cookie:
+            handler.send_header("Set-Cookie", "K=v; Path=/")
+        handler.send_header("Content-Length", "2")
+        handler.end_headers()
+        handler.wfile.write(b"{}")
+
+    with fake_target(answer) as url:
+        built = []
+        for transport in (requests.adapters.HTTPAdapter(), BoundedTransport()):
+            prepared = requests.Request("GET", url + "/b").prepare()
+            raw = transport.send(prepared, stream=True, timeout=5).raw
+            made = transport.build_response(prepared, raw)
+            built.append(
+                (made.status_code, dict(made.headers), made.encoding, made.reason, made.url,
+                 made.request is prepared, made.connection is transport,
+                 made.cookies.get_dict())
+            )  # fmt: skip
+        assert built[0] == built[1]
+        assert built[1][-1] == ({"K": "v"} if sets_cookie else {})

@@ -111,10 +111,8 @@ class LeanSession(requests.Session):
 
     def _plain_send(self, request: PreparedRequest) -> bool:
         """True when `Session.send` would do nothing more than send: no hooks on the request
-        or the session, the environment not read."""
-        return (
-            not self.trust_env and not any(request.hooks.values()) and not any(self.hooks.values())
-        )
+        (the session's are merged into it when it is prepared), the environment not read."""
+        return not self.trust_env and not any(request.hooks.values())
 
     def _plain(self, url: str) -> bool:
         """True when the session has nothing to merge into a request: no cookie kept, no auth,
