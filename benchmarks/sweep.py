@@ -47,6 +47,7 @@ FLOOR_WARMUP = 50
 FLOOR_SAMPLES = 300
 TARGET_RATIO = 1.5
 TARGET_CERTIFY_SECONDS = 60.0
+PLAIN_BLOCK = 27  # rolls the sweep and the plain loop each play in a turn (216 = 8 turns)
 
 
 class TimedContract:
@@ -116,49 +117,58 @@ class RunFigures:
         return self.wall_s / self.plain_s if self.plain_s else float("nan")
 
 
-def plain_loop(
-    url: str, operator_token: str, dealer_token: str, game: str, table_id: str, outcomes: list
-) -> tuple[float, int]:
+class PlainLoop:
     """The sweep's requests sent by a plain `requests` loop: the same paths and bodies (a
     player with the stakes' balance, a round with the harness's countdown, for Xoc Dia its
     shake, one slip of every selection at 1.00, the close, the result), each answer parsed as
-    JSON and nothing checked. Its wall time, and the requests it sent."""
-    codes = [s.code for s in load_paytable(game).selections]
-    slip = json.dumps(
-        {"bets": [{"selection": c, "stake": "1.00"} for c in codes]}, separators=(",", ":")
-    )
-    operator = {"Authorization": f"Bearer {operator_token}", "Content-Type": "application/json"}
-    dealer = {"Authorization": f"Bearer {dealer_token}", "Content-Type": "application/json"}
-    session = requests.Session()
-    session.trust_env = False
-    sent = 0
+    JSON and nothing checked. `roll` sends one roll's and answers how long they took."""
 
-    def post(path: str, body: str, headers: dict[str, str]) -> Any:
-        nonlocal sent
-        sent += 1
-        answer = session.post(url + path, data=body, headers=headers, timeout=30)
+    def __init__(
+        self, url: str, operator_token: str, dealer_token: str, game: str, table_id: str
+    ) -> None:
+        codes = [s.code for s in load_paytable(game).selections]
+        self.balance = json.dumps({"balance": f"{len(codes)}.00"})
+        self.slip = json.dumps(
+            {"bets": [{"selection": c, "stake": "1.00"} for c in codes]}, separators=(",", ":")
+        )
+        self.operator = {
+            "Authorization": f"Bearer {operator_token}",
+            "Content-Type": "application/json",
+        }
+        self.dealer = {
+            "Authorization": f"Bearer {dealer_token}",
+            "Content-Type": "application/json",
+        }
+        self.url, self.game, self.table_id = url, game, table_id
+        self.session = requests.Session()
+        self.session.trust_env = False
+        self.sent = 0
+
+    def post(self, path: str, body: str, headers: dict[str, str]) -> Any:
+        self.sent += 1
+        answer = self.session.post(self.url + path, data=body, headers=headers, timeout=30)
         answer.raise_for_status()
         return answer.json()
 
-    started = time.perf_counter()
-    for outcome in outcomes:
-        player = post("/v1/players", json.dumps({"balance": f"{len(codes)}.00"}), operator)
+    def roll(self, outcome: tuple) -> float:
+        started = time.perf_counter()
+        player = self.post("/v1/players", self.balance, self.operator)
         countdown = json.dumps({"countdown_ms": DEFAULT_COUNTDOWN_MS})
-        round_id = post(f"/v1/tables/{table_id}/rounds", countdown, dealer)["round_id"]
-        if game == "xocdia":
-            post(f"/v1/rounds/{round_id}/events", '{"type":"shake"}', dealer)
+        round_id = self.post(f"/v1/tables/{self.table_id}/rounds", countdown, self.dealer)[
+            "round_id"
+        ]
+        if self.game == "xocdia":
+            self.post(f"/v1/rounds/{round_id}/events", '{"type":"shake"}', self.dealer)
         bettor = {
             "Authorization": f"Bearer {player['token']}",
             "Content-Type": "application/json",
             "Idempotency-Key": f"plain-{uuid.uuid4()}",
         }
-        post(f"/v1/rounds/{round_id}/bets", slip, bettor)
-        post(f"/v1/rounds/{round_id}/close", "{}", dealer)
-        key = "tokens" if game == "xocdia" else "dice"
-        post(f"/v1/rounds/{round_id}/result", json.dumps({key: list(outcome)}), dealer)
-    wall = time.perf_counter() - started
-    session.close()
-    return wall, sent
+        self.post(f"/v1/rounds/{round_id}/bets", self.slip, bettor)
+        self.post(f"/v1/rounds/{round_id}/close", "{}", self.dealer)
+        key = "tokens" if self.game == "xocdia" else "dice"
+        self.post(f"/v1/rounds/{round_id}/result", json.dumps({key: list(outcome)}), self.dealer)
+        return time.perf_counter() - started
 
 
 def measure_floor(adapter: HttpAdapter) -> tuple[float, float]:
@@ -177,7 +187,12 @@ def measure_floor(adapter: HttpAdapter) -> tuple[float, float]:
 
 
 def run_sweep(
-    url: str, operator_token: str, dealer_token: str, rolls: int, game: str = GAME
+    url: str,
+    operator_token: str,
+    dealer_token: str,
+    rolls: int,
+    game: str = GAME,
+    block: int = PLAIN_BLOCK,
 ) -> RunFigures:
     """Measure the floor, then play `rolls` sweep rounds and time them."""
     contract = TimedContract(load_contract())
@@ -192,24 +207,31 @@ def run_sweep(
         count_before = adapter.recorder.count
         exchanges: list[Exchange] = []
         mismatches = 0
+        # the same requests by a plain loop, on the same server and table, in turns of `block`
+        # rolls each: both meet the same moments of a machine whose speed drifts and a server
+        # whose tables grow, each turn long enough for its code to stay warm in the caches
+        plain = PlainLoop(url, operator_token, dealer_token, game, table_id)
+        plain_s = wall = 0.0
         with timed_oracle() as oracle:
-            started = time.perf_counter()
-            for outcome in outcomes:
-                report = play_outcome(adapter, paytable, info, table_id, outcome)
-                mismatches += len(report.mismatches)
-                for row in report.mismatches[:3]:
-                    print(f"MISMATCH {tuple(outcome)}: {row}", file=sys.stderr)
-                exchanges.extend(adapter.recorder.drain())
-            wall = time.perf_counter() - started
+            for first in range(0, len(outcomes), block):
+                turn = outcomes[first : first + block]
+                for outcome in turn:
+                    started = time.perf_counter()
+                    report = play_outcome(adapter, paytable, info, table_id, outcome)
+                    drained = adapter.recorder.drain()  # as a scenario hands on its evidence
+                    wall += time.perf_counter() - started
+                    for ex in drained:
+                        ex.request_body = ex.response_body = None  # keep only the timings
+                    exchanges.extend(drained)
+                    mismatches += len(report.mismatches)
+                    for row in report.mismatches[:3]:
+                        print(f"MISMATCH {tuple(outcome)}: {row}", file=sys.stderr)
+                plain_s += sum(plain.roll(outcome) for outcome in turn)
         requests = adapter.recorder.count - count_before
-        # the same requests by a plain loop, at once after, on the same server and table
-        plain_s, plain_requests = plain_loop(
-            url, operator_token, dealer_token, game, table_id, outcomes
-        )
+        plain_requests = plain.sent
+        plain.session.close()
     finally:
         adapter.close()
-    for ex in exchanges:
-        ex.request_body = ex.response_body = None  # keep only the timings
     by_operation: dict[str, list[float]] = defaultdict(list)
     for ex in exchanges:
         by_operation[ex.operation].append(ex.elapsed_ms)
@@ -317,6 +339,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement")
     parser.add_argument(
+        "--block",
+        type=int,
+        default=PLAIN_BLOCK,
+        help=f"rolls of the sweep, then of the plain loop, in turn (default {PLAIN_BLOCK}; "
+        "the rolls' number: the whole sweep, then the whole loop)",
+    )
+    parser.add_argument(
         "--certify", action="store_true", help="also time `livecert certify --game GAME`"
     )
     parser.add_argument(
@@ -332,7 +361,12 @@ def main(argv: list[str] | None = None) -> int:
         for index in range(1, args.repeat + 1):
             if args.url:
                 run = run_sweep(
-                    args.url, args.operator_token, args.dealer_token, args.rolls, args.game
+                    args.url,
+                    args.operator_token,
+                    args.dealer_token,
+                    args.rolls,
+                    args.game,
+                    args.block,
                 )
             else:
                 with EmbeddedServer() as server:  # a fresh server (and database) per run
@@ -342,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
                         server.dealer_token,
                         args.rolls,
                         args.game,
+                        args.block,
                     )
             print_run(index, run)
             runs.append(run)
