@@ -26,12 +26,9 @@ from typing import Any
 
 import requests
 from requests.adapters import HTTPAdapter
-from requests.structures import CaseInsensitiveDict
-from requests.utils import get_encoding_from_headers
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import ProxyManager
 
-from livecert.adapters.lean_session import COOKIE_HEADERS as _COOKIE_HEADERS
 from livecert.adapters.lean_session import LeanSession
 from livecert.adapters.rate import RateGate, RequestRate
 
@@ -306,23 +303,6 @@ class BoundedTransport(HTTPAdapter):
         if type(manager) is ProxyManager:  # a SOCKS proxy keeps its own pools: per-read bounds
             manager.pool_classes_by_scheme = _WATCHED_POOLS
         return manager
-
-    def build_response(self, req: requests.PreparedRequest, resp: Any) -> requests.Response:
-        """requests' own, without reading the cookies of an answer that sets none (the jar it
-        would fill stays empty either way; reading it costs 10 us an answer)."""
-        headers = getattr(resp, "headers", None) or {}
-        if any(name in headers for name in _COOKIE_HEADERS):
-            return super().build_response(req, resp)
-        response = requests.Response()
-        response.status_code = getattr(resp, "status", None)  # type: ignore[assignment]
-        response.headers = CaseInsensitiveDict(headers)
-        response.encoding = get_encoding_from_headers(response.headers)
-        response.raw = resp
-        response.reason = resp.reason
-        response.url = req.url.decode("utf-8") if isinstance(req.url, bytes) else req.url
-        response.request = req
-        response.connection = self
-        return response
 
     def send(  # type: ignore[override]
         self,
