@@ -128,6 +128,7 @@ class PlainLoop:
     ) -> None:
         codes = [s.code for s in load_paytable(game).selections]
         self.balance = json.dumps({"balance": f"{len(codes)}.00"})
+        self.countdown = json.dumps({"countdown_ms": DEFAULT_COUNTDOWN_MS})
         self.slip = json.dumps(
             {"bets": [{"selection": c, "stake": "1.00"} for c in codes]}, separators=(",", ":")
         )
@@ -153,10 +154,8 @@ class PlainLoop:
     def roll(self, outcome: tuple) -> float:
         started = time.perf_counter()
         player = self.post("/v1/players", self.balance, self.operator)
-        countdown = json.dumps({"countdown_ms": DEFAULT_COUNTDOWN_MS})
-        round_id = self.post(f"/v1/tables/{self.table_id}/rounds", countdown, self.dealer)[
-            "round_id"
-        ]
+        opened = self.post(f"/v1/tables/{self.table_id}/rounds", self.countdown, self.dealer)
+        round_id = opened["round_id"]
         if self.game == "xocdia":
             self.post(f"/v1/rounds/{round_id}/events", '{"type":"shake"}', self.dealer)
         bettor = {
@@ -194,7 +193,8 @@ def run_sweep(
     game: str = GAME,
     block: int = PLAIN_BLOCK,
 ) -> RunFigures:
-    """Measure the floor, then play `rolls` sweep rounds and time them."""
+    """Measure the floor, then play `rolls` sweep rounds and time them, taking turns of `block`
+    rolls with a plain loop sending the same requests."""
     contract = TimedContract(load_contract())
     adapter = HttpAdapter(url, operator_token, dealer_token, contract=contract)  # type: ignore[arg-type]
     try:
@@ -212,7 +212,7 @@ def run_sweep(
         # whose tables grow, each turn long enough for its code to stay warm in the caches
         plain = PlainLoop(url, operator_token, dealer_token, game, table_id)
         plain_s = wall = 0.0
-        with timed_oracle() as oracle:
+        with timed_oracle() as oracle, plain.session:
             for first in range(0, len(outcomes), block):
                 turn = outcomes[first : first + block]
                 for outcome in turn:
@@ -229,7 +229,6 @@ def run_sweep(
                 plain_s += sum(plain.roll(outcome) for outcome in turn)
         requests = adapter.recorder.count - count_before
         plain_requests = plain.sent
-        plain.session.close()
     finally:
         adapter.close()
     by_operation: dict[str, list[float]] = defaultdict(list)

@@ -13,9 +13,18 @@ from samples import INFO
 Behaviour = Callable[[BaseHTTPRequestHandler], None]
 
 
-def send(handler: BaseHTTPRequestHandler, status: int, body: bytes, kind: str) -> None:
+def send(
+    handler: BaseHTTPRequestHandler,
+    status: int,
+    body: bytes,
+    kind: str,
+    extra: dict[str, str] | None = None,
+) -> None:
+    """An answer of `kind`, with `extra` headers (a cookie it sets) if any."""
     handler.send_response(status)
     handler.send_header("Content-Type", kind)
+    for name, value in (extra or {}).items():
+        handler.send_header(name, value)
     handler.send_header("Content-Length", str(len(body)))
     handler.end_headers()
     handler.wfile.write(body)
@@ -25,9 +34,13 @@ def send_json(handler: BaseHTTPRequestHandler, status: int, body: object) -> Non
     send(handler, status, json.dumps(body).encode(), "application/json")
 
 
-def redirect(handler: BaseHTTPRequestHandler, location: str) -> None:
+def redirect(
+    handler: BaseHTTPRequestHandler, location: str, extra: dict[str, str] | None = None
+) -> None:
     handler.send_response(302)
     handler.send_header("Location", location)
+    for name, value in (extra or {}).items():
+        handler.send_header(name, value)
     handler.send_header("Content-Length", "0")
     handler.end_headers()
 

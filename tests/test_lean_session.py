@@ -6,7 +6,7 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 import requests
-from fake_target import fake_target, redirect, send_json
+from fake_target import fake_target, redirect, send, send_json
 from requests.models import PreparedRequest
 
 from livecert.adapters.bounds import DEFAULT_BOUNDS, BoundedTransport, bounded_session
@@ -118,11 +118,7 @@ def _answer(handler: BaseHTTPRequestHandler) -> None:
     /json answers JSON."""
     path = handler.path
     if path == "/login":
-        handler.send_response(200)
-        handler.send_header("Set-Cookie", "SESSION=s3cr3t-value; Path=/")
-        handler.send_header("Content-Length", "2")
-        handler.end_headers()
-        handler.wfile.write(b"ok")
+        send(handler, 200, b"ok", "text/plain", {"Set-Cookie": "SESSION=s3cr3t-value; Path=/"})
     elif path in ("/old", "/hop"):
         redirect(handler, "/hop2" if path == "/hop" else "/json")
     elif path == "/hop2":
@@ -196,11 +192,7 @@ def test_a_cookie_an_answer_sets_is_kept_and_sent_back() -> None:
 def test_a_cookie_set_on_the_way_of_a_redirect_is_kept() -> None:
     def answer(handler: BaseHTTPRequestHandler) -> None:
         if handler.path == "/start":
-            handler.send_response(302)
-            handler.send_header("Location", "/echo")
-            handler.send_header("Set-Cookie", "HOP=1; Path=/")
-            handler.send_header("Content-Length", "0")
-            handler.end_headers()
+            redirect(handler, "/echo", {"Set-Cookie": "HOP=1; Path=/"})
         else:
             _answer(handler)
 
@@ -295,13 +287,8 @@ def test_a_redirect_loop_ends_as_requests_ends_it() -> None:
 @pytest.mark.parametrize("sets_cookie", [False, True])
 def test_an_answer_is_built_as_requests_builds_it(sets_cookie: bool) -> None:
     def answer(handler: BaseHTTPRequestHandler) -> None:
-        handler.send_response(201)
-        handler.send_header("Content-Type", "application/json; charset=latin-1")
-        if sets_cookie:
-            handler.send_header("Set-Cookie", "K=v; Path=/")
-        handler.send_header("Content-Length", "2")
-        handler.end_headers()
-        handler.wfile.write(b"{}")
+        cookie = {"Set-Cookie": "K=v; Path=/"} if sets_cookie else {}
+        send(handler, 201, b"{}", "application/json; charset=latin-1", cookie)
 
     with fake_target(answer) as url:
         built = []
