@@ -3,14 +3,19 @@ own players and rounds, captures their ids and tokens as it goes, and meets the 
 
 import json
 import os
+import re
+import shlex
 import subprocess
 from pathlib import Path
 
 import pytest
+from ahocorasick_rs import AhoCorasick
 from cli_support import certify
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from livecert.adapters.evidence import Exchange
-from livecert.adapters.script import runnable_script
+from livecert.adapters.script import _written, runnable_script
 from livecert.harness.embedded import EmbeddedServer
 
 FAULT = "bowl-touch-ignored"  # XD-VOID-02: the round is not cancelled when the bowl touches
@@ -97,3 +102,46 @@ def test_nothing_a_target_chose_can_run_as_a_command_of_the_script(tmp_path: Pat
     script.write_text(text, encoding="utf-8")
     subprocess.run(["sh", str(script)], cwd=tmp_path, capture_output=True, timeout=30, check=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sh"], text
+
+
+def _written_by_regex(text: str, known: dict[str, str]) -> str:
+    """The word as a regex alternation of the known values, the longest first, writes it:
+    whole ids only (nothing of `[\\w-]` on either side)."""
+    if not known:
+        return shlex.quote(text)
+    alternatives = "|".join(re.escape(v) for v in sorted(known, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")
+    parts, at = [], 0
+    for found in pattern.finditer(text):
+        if found.start() > at:
+            parts.append(shlex.quote(text[at : found.start()]))
+        parts.append(f'"${{{known[found.group(0)]}}}"')
+        at = found.end()
+    if at < len(text):
+        parts.append(shlex.quote(text[at:]))
+    return "".join(parts) or "''"
+
+
+_ID_PIECES = st.text(alphabet="ab1_-.:/é٣ ", min_size=1, max_size=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    values=st.lists(_ID_PIECES, min_size=1, max_size=6, unique=True),
+    picks=st.lists(st.tuples(st.integers(0, 5), _ID_PIECES), max_size=8),
+)
+def test_ids_are_found_in_a_word_as_a_regex_of_whole_ids_finds_them(values, picks) -> None:
+    """Ids that contain one another, share ends, stand next to word characters, dots, spaces
+    or other alphabets: each is written as its variable exactly where the regex alternation
+    would write it."""
+    known = {value: f"ID_{index}" for index, value in enumerate(values)}
+    text = "".join(values[index % len(values)] + between for index, between in picks)
+    assert _written(text, known, AhoCorasick(list(known))) == _written_by_regex(text, known)
+
+
+def test_the_longest_whole_id_at_a_place_wins_and_a_shorter_one_stands_in_when_it_is_cut() -> None:
+    known = {"a.b": "A", "a.b.c": "ABC", "tok-1": "T"}
+    automaton = AhoCorasick(list(known))
+    assert _written("/x/a.b.c/y", known, automaton) == '/x/"${ABC}"/y'
+    assert _written("a.b.cx", known, automaton) == '"${A}".cx'  # a.b.c runs on into x
+    assert _written("tok-12 tok-1", known, automaton) == "'tok-12 '\"${T}\""

@@ -10,10 +10,11 @@ come from the environment, never from the report.
 """
 
 import json
-import re
 import shlex
 from collections.abc import Iterator
 from urllib.parse import urlsplit
+
+from ahocorasick_rs import AhoCorasick
 
 from livecert.adapters.evidence import LAB_COMMAND, Exchange
 from livecert.target_text import visible
@@ -38,18 +39,43 @@ def _captures(answer: object, path: str = "") -> Iterator[tuple[str, str, str]]:
             yield from _captures(bet, f"bets.{index}.")
 
 
-def _written(text: str, known: dict[str, str]) -> str:
-    """`text` as a shell word: its literal parts quoted, each known value as its variable."""
-    if not known:
+def _id_character(character: str) -> bool:
+    """A character an id runs on with (a regex's `[\\w-]`): a value next to one is part of a
+    longer word, not a whole id."""
+    return character.isalnum() or character in "_-"
+
+
+def _whole_spans(text: str, automaton: AhoCorasick) -> list[tuple[int, int]]:
+    """Where the automaton's values stand whole in `text`, left to right, the longest at each
+    place: what a regex alternation of them, longest first, between `(?<![\\w-])` and
+    `(?![\\w-])`, finds (an automaton of a hundred ids is built fifteen times faster than that
+    regex is compiled)."""
+    whole = [
+        (start, end)
+        for _, start, end in automaton.find_matches_as_indexes(text, overlapping=True)
+        if (start == 0 or not _id_character(text[start - 1]))
+        and (end == len(text) or not _id_character(text[end]))
+    ]
+    whole.sort(key=lambda span: (span[0], -span[1]))
+    spans, at = [], 0
+    for start, end in whole:
+        if start >= at:
+            spans.append((start, end))
+            at = end
+    return spans
+
+
+def _written(text: str, known: dict[str, str], automaton: AhoCorasick | None) -> str:
+    """`text` as a shell word: its literal parts quoted, each known value (found whole by
+    `automaton`, made of `known`) as its variable."""
+    if automaton is None:
         return shlex.quote(text)
-    alternatives = "|".join(re.escape(v) for v in sorted(known, key=len, reverse=True))
-    pattern = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")  # whole ids only
     parts, at = [], 0
-    for found in pattern.finditer(text):
-        if found.start() > at:
-            parts.append(shlex.quote(text[at : found.start()]))
-        parts.append(f'"${{{known[found.group(0)]}}}"')
-        at = found.end()
+    for start, end in _whole_spans(text, automaton):
+        if start > at:
+            parts.append(shlex.quote(text[at:start]))
+        parts.append(f'"${{{known[text[start:end]]}}}"')
+        at = end
     if at < len(text):
         parts.append(shlex.quote(text[at:]))
     return "".join(parts) or "''"
@@ -64,6 +90,18 @@ class ScriptWriter:
         self.counts: dict[str, int] = {}
         self.token_of: dict[str, str] = {}  # a player's id variable -> its token variable
         self.last_player = ""
+        self._automaton: AhoCorasick | None = None  # of `known` when it held _automaton_of
+        self._automaton_of = 0
+
+    def _word(self, text: str) -> str:
+        """`text` as a shell word, each value learnt so far as its variable. The automaton of
+        the known values is built again only when one was learnt since (`known` only grows):
+        a slip's answer brings a hundred ids, and compiling them into a regex for every word
+        of every later request was most of the time a failed sweep scenario's script took."""
+        if self._automaton_of != len(self.known):
+            self._automaton = AhoCorasick(list(self.known)) if self.known else None
+            self._automaton_of = len(self.known)
+        return _written(text, self.known, self._automaton)
 
     def _name(self, kind: str) -> str:
         self.counts[kind] = self.counts.get(kind, 0) + 1
@@ -95,17 +133,17 @@ class ScriptWriter:
         else:
             split = urlsplit(exchange.url)
             path = split.path + (f"?{split.query}" if split.query else "")
-        command = ["curl", "-sS", "-X", exchange.method, '"$BASE"' + _written(path, self.known)]
+        command = ["curl", "-sS", "-X", exchange.method, '"$BASE"' + self._word(path)]
         if exchange.role == "player":
             command += ["-H", f'"Authorization: Bearer ${self._player_token(exchange, answer)}"']
         elif exchange.role in ROLE_TOKENS:
             command += ["-H", f'"Authorization: Bearer ${ROLE_TOKENS[exchange.role]}"']
         if exchange.idempotency_key:
-            key = _written(exchange.idempotency_key, self.known)
+            key = self._word(exchange.idempotency_key)
             command += ["-H", f'"Idempotency-Key: "{key}"-$RUN"']
         if exchange.request_body is not None:
             command += ["-H", "'Content-Type: application/json'"]
-            command += ["--data", _written(exchange.request_body, self.known)]
+            command += ["--data", self._word(exchange.request_body)]
         said = f"# {visible(exchange.operation)}: the run got {exchange.status}"
         out = [said, f"ANSWER=$({' '.join(command)})", 'printf "%s\\n" "$ANSWER"']
         for path_in_answer, field, value in _captures(answer):

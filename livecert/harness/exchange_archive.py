@@ -17,6 +17,9 @@ from pathlib import Path
 from livecert.adapters.evidence import Exchange
 
 FOLDER = "exchanges"
+# zlib's own default: a sweep scenario's 130 kB line in a fifth of level 9's time (gzip.open's
+# default), for 8 % more bytes
+COMPRESS_LEVEL = 6
 
 
 def worker_name() -> str:
@@ -50,7 +53,9 @@ class ExchangeArchive:
         )
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with gzip.open(self.path, "at", encoding="utf-8") as stream:
+            with gzip.open(
+                self.path, "at", compresslevel=COMPRESS_LEVEL, encoding="utf-8"
+            ) as stream:
                 stream.write(line + "\n")
 
 
