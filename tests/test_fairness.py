@@ -4,6 +4,8 @@ stated rate, and the power statement against simulation."""
 
 import json
 import math
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -431,3 +433,18 @@ def test_the_pooled_and_red_count_models_hold_in_simulation(game, in_order, test
             )
         found += test.p_value < power.level
     assert abs(found / SIMULATIONS - 0.9) <= MARGIN, (game, power.bias, found)
+
+
+def test_the_statistics_are_imported_when_a_history_is_analysed_not_with_certify() -> None:
+    """`livecert certify` without a history does not pay scipy's import (about a second)."""
+    probe = (
+        "import sys\n"
+        "import livecert.certify.runner, livecert.cli.commands\n"
+        "before = 'scipy.stats' in sys.modules\n"
+        "from livecert.fairness import analyse, as_text\n"
+        "print(before, 'scipy.stats' in sys.modules, callable(analyse) and callable(as_text))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split() == ["False", "True", "True"]

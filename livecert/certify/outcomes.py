@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from livecert import fairness  # its statistics imported when a history is analysed
 from livecert.adapters import HistoryRound, TargetError
 from livecert.adapters.errors import MappingAnswerError, Refused, Unsupported
 from livecert.adapters.registry import AdapterOptions, build_adapter
 from livecert.contract import ContractViolation
-from livecert.fairness import HistoryError, analyse, as_text, build_history, read_history_file
+from livecert.fairness import HistoryError, build_history, read_history_file
 from livecert.fairness.history import Row, checked_rows, game_of
 from livecert.harness.exchange_archive import read_archive
 from livecert.report.manifest import sha256_of
@@ -141,7 +142,7 @@ def analysis_of(
 ) -> dict[str, Any]:
     """The battery over the rows (the game read from the first row's result if not given)."""
     game = game or game_of(rows)
-    return analyse(build_history(rows, game, source, harness_rounds), detect)
+    return fairness.analyse(build_history(rows, game, source, harness_rounds), detect)
 
 
 def read_file(path: Path, game: str | None = None) -> list[Row]:
@@ -171,7 +172,7 @@ def write_analysis(folder: Path, analysis: dict[str, Any]) -> list[Path]:
     name = ANALYSIS_NAME.format(game=analysis["game"], source=analysis["name"])
     data, text = folder / f"{name}.json", folder / f"{name}.txt"
     data.write_text(json.dumps(analysis, indent=2) + "\n", encoding="utf-8")
-    text.write_text(as_text(analysis), encoding="utf-8")
+    text.write_text(fairness.as_text(analysis), encoding="utf-8")
     return [data, text]
 
 
