@@ -1,4 +1,5 @@
-"""The suite's step lookup (livecert/suite/fixtures/step_lookup.py) picks, for every step, the
+"""The suite's step lookup (fixtures/step_lookup.py, installed as
+livecert.suite.fixtures.step_lookup) picks, for every step, the
 definition pytest-bdd's own lookup picks: a step whose text only one example's values match, a
 definition one module overrides and another does not, each step type. The same small project
 runs with and without the plugin, each step writing down which definition ran it."""
@@ -14,6 +15,7 @@ Feature: A roll
     Given a table
     When the dealer enters <dice>
     Then the roll is recorded
+    And a table
 
     Examples:
       | dice  |
@@ -46,6 +48,11 @@ def pytest_sessionstart(session):
 @given("a table")
 def a_table():
     ran("given: a table")
+
+
+@then("a table")
+def a_table_then():
+    ran("then: a table")
 
 
 @when(parsers.re(r"the dealer enters (?P<dice>\\d \\d \\d)"))
@@ -116,3 +123,5 @@ def test_each_step_runs_the_definition_pytest_bdd_itself_would_pick(tmp_path: Pa
     assert own.count("when a triple six: 6 6 6") == 1
     assert own.count("when any roll: 6 6 6") == 2
     assert own.count("when any roll: 1 2 3") == own.count("when any roll: 6 6 5") == 3
+    # the same text as a Given and as a Then: each type its own definition
+    assert own.count("given: a table") == own.count("then: a table") == 12

@@ -10,6 +10,7 @@ come from the environment, never from the report.
 """
 
 import json
+import re
 import shlex
 from collections.abc import Iterator
 from urllib.parse import urlsplit
@@ -65,13 +66,43 @@ def _whole_spans(text: str, automaton: AhoCorasick) -> list[tuple[int, int]]:
     return spans
 
 
+def _whole_spans_by_regex(text: str, known: dict[str, str]) -> list[tuple[int, int]]:
+    """The same spans found by that regex itself: for a text or an id holding a lone surrogate
+    (JSON's "\\ud800", which Python's reader keeps), which the automaton cannot read."""
+    alternatives = "|".join(re.escape(v) for v in sorted(known, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")
+    return [found.span() for found in pattern.finditer(text)]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _readable(text: str) -> bool:
+    """Whether the automaton can take `text`: not with a lone surrogate (JSON's "\\ud800",
+    which Python's reader keeps). ahocorasick-rs refuses such a text, and an automaton built
+    with such a value silently finds nothing, the other values included."""
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
+def _automaton(known: dict[str, str]) -> AhoCorasick | None:
+    """The automaton of the known values; None when there is none, or when one of them is not
+    `_readable` (the regex finds them all then)."""
+    if not known or not all(_readable(value) for value in known):
+        return None
+    return AhoCorasick(list(known))
+
+
 def _written(text: str, known: dict[str, str], automaton: AhoCorasick | None) -> str:
     """`text` as a shell word: its literal parts quoted, each known value (found whole by
-    `automaton`, made of `known`) as its variable."""
-    if automaton is None:
+    `automaton`, made of `known`; by the regex when there is none) as its variable."""
+    if not known:
         return shlex.quote(text)
+    if automaton is not None and _readable(text):
+        spans = _whole_spans(text, automaton)
+    else:
+        spans = _whole_spans_by_regex(text, known)
     parts, at = [], 0
-    for start, end in _whole_spans(text, automaton):
+    for start, end in spans:
         if start > at:
             parts.append(shlex.quote(text[at:start]))
         parts.append(f'"${{{known[text[start:end]]}}}"')
@@ -99,8 +130,7 @@ class ScriptWriter:
         a slip's answer brings a hundred ids, and compiling them into a regex for every word
         of every later request was most of the time a failed sweep scenario's script took."""
         if self._automaton_of != len(self.known):
-            self._automaton = AhoCorasick(list(self.known)) if self.known else None
-            self._automaton_of = len(self.known)
+            self._automaton, self._automaton_of = _automaton(self.known), len(self.known)
         return _written(text, self.known, self._automaton)
 
     def _name(self, kind: str) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from livecert import fairness  # its statistics imported when a history is analysed
+import livecert.fairness as fairness  # its statistics imported when a history is analysed
 from livecert.adapters import HistoryRound, TargetError
 from livecert.adapters.errors import MappingAnswerError, Refused, Unsupported
 from livecert.adapters.registry import AdapterOptions, build_adapter

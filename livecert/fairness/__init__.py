@@ -6,9 +6,12 @@ The battery's statistics (numpy, scipy.stats: about a second to import) are impo
 history module's errors, and only a run given a history analyses one.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from livecert.fairness.history import History, HistoryError, build_history, read_history_file
+
+if TYPE_CHECKING:  # what a type checker reads; at run time, __getattr__ below
+    from livecert.fairness.analysis import analyse, as_text
 
 __all__ = ["History", "HistoryError", "analyse", "as_text", "build_history", "read_history_file"]
 
@@ -16,6 +19,7 @@ _ANALYSIS = {"analyse", "as_text"}
 
 
 def __getattr__(name: str) -> Any:
+    """`analyse` and `as_text`, imported with the statistics the first time one is asked for."""
     if name in _ANALYSIS:
         from livecert.fairness import analysis
 
