@@ -13,6 +13,7 @@ It imports nothing of the project, so every layer may use it (ARCHITECTURE.md).
 """
 
 import codecs
+import re
 import unicodedata
 from collections.abc import Iterator
 from typing import BinaryIO, TextIO
@@ -24,6 +25,14 @@ LINES = "\n\t"  # what a multi-line text (pytest's output, a <pre>) keeps as it 
 
 
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Whether `text` holds a lone surrogate (JSON's "\\ud800", which Python's reader keeps):
+    no UTF-8 can write it, and ahocorasick-rs refuses a text holding one and, built with a
+    pattern holding one, silently finds nothing, the other patterns' matches included."""
+    return not text.isascii() and _LONE_SURROGATE.search(text) is not None
 
 
 def _shown(char: str) -> str:

@@ -313,3 +313,48 @@ def test_a_secret_behind_two_overlapping_ones_in_other_automata_is_masked() -> N
     registry.register("aaaaBBBB", "$FIRST")
     masked = registry.mask("aaaaBBBBccccDDDDeeee")
     assert "ccccDDDDeeee" not in masked and masked == "$FIRST$THIRD", masked
+
+
+def test_a_token_holding_a_lone_surrogate_is_masked_and_so_are_the_others() -> None:
+    """A target's JSON may give a token holding "\\ud800" (a lone surrogate, read as it is).
+    ahocorasick-rs, built with such a spelling, silently finds nothing at all: the registry
+    keeps it out of the automata, and masks it, as written and JSON-escaped, in a text with or
+    without one, the secrets registered before and after it still masked."""
+    registry = SecretRegistry()
+    registry.register("operator-token-aaaa", "$OP")
+    odd = "DNEwOQeUPZlQuFhvGZQAfVEDuE69x7Ln\ud800"
+    shown = registry.register_player_token(odd)
+    registry.register("dealer-token-bbbb", "$DL")  # in the same small automaton as before
+    assert registry.mask("x operator-token-aaaa dealer-token-bbbb y") == "x $OP $DL y"
+    body = '{"token": "DNEwOQeUPZlQuFhvGZQAfVEDuE69x7Ln\\ud800", "op": "operator-token-aaaa"}'
+    assert registry.mask(body) == f'{{"token": "{shown}", "op": "$OP"}}'
+    assert registry.mask(f"raw {odd} dealer-token-bbbb") == f"raw {shown} $DL"
+    assert registry.mask_data({"token": odd}) == {"token": shown}
+
+
+def test_a_target_giving_a_token_that_is_not_unicode_stops_the_run_and_leaks_nothing(
+    tmp_path: Path,
+) -> None:
+    """A proxy in front of the reference adds a lone surrogate to every player's token. The
+    harness cannot send such a token back: the run ends incomplete on a target error naming
+    it (not a harness error), and no file of the report holds a token, whole or in part."""
+    given: list[str] = []
+
+    def odd_tokens(method: str, path: str, status: int, body: object) -> object:
+        if method == "POST" and path == "/v1/players" and isinstance(body, dict):
+            given.append(str(body["token"]))
+            return {**body, "token": f"{body['token']}\ud800"}
+        return body
+
+    with EmbeddedServer() as server, rewriting_proxy(server.url, odd_tokens) as url:
+        status, cert, output = certify(
+            tmp_path / "report", "--no-html", "--game", "xocdia", "--clauses", "REG-BAL-01",
+            "--target-url", url, "--operator-token", server.operator_token,
+            "--dealer-token", server.dealer_token,
+        )  # fmt: skip
+    assert (status, cert["verdict"]) == (2, "incomplete"), output[-3000:]
+    assert cert["harness_errors"] == []
+    assert cert["target_errors"] and all("lone surrogate" in e for e in cert["target_errors"])
+    assert given
+    assert leaks(tmp_path / "report", {f"token {n}": t for n, t in enumerate(given)}) == []
+    assert not any(token in output for token in given)

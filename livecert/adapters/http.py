@@ -35,6 +35,7 @@ from livecert.adapters.secrets import SECRETS
 from livecert.adapters.transport import send_recorded
 from livecert.contract import Contract, load_contract
 from livecert.rules.money import MoneyError, parse_money
+from livecert.target_text import has_lone_surrogate
 
 DEFAULT_TIMEOUT = (5.0, 30.0)  # (connect, read) seconds
 
@@ -311,6 +312,12 @@ class HttpAdapter:
             body={"balance": format(balance, "f")},
         )
         SECRETS.register_player_token(raw["token"])  # masked from the answer that created it
+        if has_lone_surrogate(str(raw["token"])):
+            raise TargetError(
+                "create a test player",
+                "the player's token holds a lone surrogate (JSON's \\ud800 escape): it is not "
+                "valid Unicode, and cannot be sent back in an Authorization header",
+            )
         return PlayerHandle(raw["player_id"], raw["token"])
 
     def create_table(self, game: str) -> str:

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from ahocorasick_rs import AhoCorasick
 
 from livecert.adapters.evidence import LAB_COMMAND, Exchange
-from livecert.target_text import visible
+from livecert.target_text import has_lone_surrogate, visible
 
 ID_FIELDS = {"player_id": "PLAYER", "table_id": "TABLE", "round_id": "ROUND", "bet_id": "BET"}
 ROLE_TOKENS = {"operator": "LIVECERT_OPERATOR_TOKEN", "dealer": "LIVECERT_DEALER_TOKEN"}
@@ -74,20 +74,10 @@ def _whole_spans_by_regex(text: str, known: dict[str, str]) -> list[tuple[int, i
     return [found.span() for found in pattern.finditer(text)]
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _readable(text: str) -> bool:
-    """Whether the automaton can take `text`: not with a lone surrogate (JSON's "\\ud800",
-    which Python's reader keeps). ahocorasick-rs refuses such a text, and an automaton built
-    with such a value silently finds nothing, the other values included."""
-    return text.isascii() or _SURROGATE.search(text) is None
-
-
 def _automaton(known: dict[str, str]) -> AhoCorasick | None:
-    """The automaton of the known values; None when there is none, or when one of them is not
-    `_readable` (the regex finds them all then)."""
-    if not known or not all(_readable(value) for value in known):
+    """The automaton of the known values; None when there is none, or when one of them holds a
+    lone surrogate, which the automaton cannot take (the regex finds them all then)."""
+    if not known or any(has_lone_surrogate(value) for value in known):
         return None
     return AhoCorasick(list(known))
 
@@ -97,7 +87,7 @@ def _written(text: str, known: dict[str, str], automaton: AhoCorasick | None) ->
     `automaton`, made of `known`; by the regex when there is none) as its variable."""
     if not known:
         return shlex.quote(text)
-    if automaton is not None and _readable(text):
+    if automaton is not None and not has_lone_surrogate(text):
         spans = _whole_spans(text, automaton)
     else:
         spans = _whole_spans_by_regex(text, known)

@@ -28,6 +28,7 @@ import hmac
 import io
 import json
 import os
+import re
 import secrets as _random
 import stat
 import threading
@@ -38,6 +39,8 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation, MatchKind
+
+from livecert.target_text import has_lone_surrogate
 
 MIN_LENGTH = 4  # characters: a shorter secret would mask ordinary words; it is refused
 CHECKED_LENGTH = 8  # characters: the last check looks for secrets this long or longer (`leaks`)
@@ -57,7 +60,10 @@ def spellings(value: str) -> set[str]:
     (some servers, PHP's among them, escape "/" as "\\/")."""
     escaped = {json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
     escaped |= {e.replace("/", "\\/") for e in escaped}
-    return {value, quote(value, safe=""), quote_plus(value, safe=""), *escaped}
+    # a lone surrogate (a target's JSON "\\ud800") URL-encoded as surrogatepass writes it
+    encoded = {quote(value, safe="", errors="surrogatepass")}
+    encoded.add(quote_plus(value, safe="", errors="surrogatepass"))
+    return {value, *encoded, *escaped}
 
 
 class SecretRegistry:
@@ -69,6 +75,9 @@ class SecretRegistry:
         self._values: dict[str, str] = {}  # value -> shown
         self._large: _Batch | None = None  # most spellings, in one automaton
         self._small: list[_Batch] = []  # the newest, in automata of at most BATCH each
+        # spellings holding a lone surrogate: kept out of the automata, which would silently
+        # find nothing at all with one of them (see `_mask_slowly`)
+        self._unreadable: list[str] = []
         self._key = _random.token_bytes(32)  # for the players' HMACs; never written anywhere
         self._pipe = _parents_pipe()
 
@@ -87,7 +96,8 @@ class SecretRegistry:
             new = [s for s in spellings(text) if s not in self._shown]
             for spelling in new:
                 self._shown[spelling] = shown
-            self._add_batch(new)
+            self._unreadable += [s for s in new if has_lone_surrogate(s)]
+            self._add_batch([s for s in new if not has_lone_surrogate(s)])
             self._tell_parent(text, shown)
         return True
 
@@ -95,7 +105,8 @@ class SecretRegistry:
         """A player's token, shown as `$PLAYER_TOKEN[hmac:...]` (players told apart, the token
         not recoverable from it); answers how it is shown."""
         text = str(token)
-        digest = hmac.new(self._key, text.encode("utf-8"), hashlib.sha256).hexdigest()[:8]
+        raw = text.encode("utf-8", "surrogatepass")  # a target's token may hold a lone surrogate
+        digest = hmac.new(self._key, raw, hashlib.sha256).hexdigest()[:8]
         shown = f"$PLAYER_TOKEN[hmac:{digest}]"
         self.register(text, shown)
         return shown
@@ -120,6 +131,8 @@ class SecretRegistry:
         secrets overlap, so a secret holding another is replaced whole). Aho-Corasick passes
         (ahocorasick-rs), a few at most: a run masks every exchange against a token per
         player."""
+        if text and has_lone_surrogate(text):
+            return self._mask_slowly(text)
         for _ in range(MASK_PASSES):
             if not text:
                 return text
@@ -150,6 +163,18 @@ class SecretRegistry:
                 else:
                     overlapped = True
         return "".join([*parts, text[at:]]), overlapped
+
+    def _mask_slowly(self, text: str) -> str:
+        """`text` holding a lone surrogate (a target's JSON "\\ud800", read as it is), which the
+        automata cannot take: masked by a regex alternation of every spelling, the longest
+        first (leftmost, then longest, as the automata match). Rare, so compiled each time."""
+        with self._lock:
+            known = sorted(self._shown, key=len, reverse=True)
+            shown = dict(self._shown)
+        if not known:
+            return text
+        pattern = re.compile("|".join(re.escape(spelling) for spelling in known))
+        return pattern.sub(lambda found: shown[found.group(0)], text)
 
     def mask_data(self, data: object) -> object:
         """A JSON-like value with every string in it masked (keys too)."""
@@ -252,7 +277,7 @@ def leaks(folder: Path, known: dict[str, str]) -> list[str]:
         if len(value) < CHECKED_LENGTH:
             continue
         for spelling in spellings(value):
-            raw = spelling.encode("utf-8")
+            raw = spelling.encode("utf-8", "surrogatepass")
             names[raw] = shown
             for form in _base64_forms(raw):
                 names.setdefault(form, shown)
