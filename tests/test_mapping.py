@@ -30,6 +30,7 @@ from livecert.adapters.evidence import exchanges_as_text
 from livecert.adapters.mapping import MappingAdapter, MappingError, load_mapping
 from livecert.adapters.mapping.document import OPERATION_CONTEXT
 from livecert.adapters.mapping.names import ACCOUNT_LOGIN, PLAYER, TemplateNames
+from livecert.adapters.secrets import SECRETS
 
 
 @dataclass
@@ -492,6 +493,23 @@ def test_headers_json_numbers_and_captured_credentials(tmp_path: Path) -> None:
     assert seen[0].body == '{"cash":10.50}'  # an exact JSON number, never through float
     assert seen[1].headers["Authorization"] == "Bearer player-key"
     assert balance == Decimal("10.5") and isinstance(balance, Decimal)
+
+
+def test_a_player_key_holding_a_lone_surrogate_is_a_target_error_and_stays_masked(
+    tmp_path: Path,
+) -> None:
+    """JSON's "\\ud800" in the key an answer gives a player: not valid Unicode, so it can be
+    sent nowhere. The key is masked (registered first) and the error names only the character."""
+
+    def script(request: Seen):
+        return 200, {}, '{"id": 7, "key": "player-key-4f2a\\ud800"}'  # the JSON as written
+
+    with scripted(script) as (url, _seen):
+        adapter = adapter_for(tmp_path, url)
+        with pytest.raises(TargetError) as raised:
+            adapter.create_player(Decimal("10.50"))
+    assert "lone surrogate" in str(raised.value) and "4f2a" not in str(raised.value)
+    assert "4f2a" not in SECRETS.mask('{"key": "player-key-4f2a\\ud800"}')
 
 
 def test_selections_translate_both_ways_and_a_missing_one_is_not_offered(tmp_path: Path) -> None:

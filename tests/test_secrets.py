@@ -28,6 +28,7 @@ from rewriting_proxy import rewriting_proxy, unchanged
 from secret_scan import leaks
 from vendor_support import MAPPING, vendor_server
 
+from livecert.adapters.errors import TargetError, check_token
 from livecert.adapters.secrets import (
     PIPE_VARIABLE,
     SECRETS,
@@ -40,6 +41,7 @@ from livecert.cli import main
 from livecert.harness.embedded import EmbeddedServer
 from livecert.report.publish import SecretInReport, publish
 from livecert.suite.fixtures.evidence import MaskedAllureResults, _mask_report
+from livecert.target_text import visible
 
 OPERATOR, DEALER = "op-known-7d41c9e2", "dl-known-5a80f3b6"
 
@@ -315,21 +317,46 @@ def test_a_secret_behind_two_overlapping_ones_in_other_automata_is_masked() -> N
     assert "ccccDDDDeeee" not in masked and masked == "$FIRST$THIRD", masked
 
 
-def test_a_token_holding_a_lone_surrogate_is_masked_and_so_are_the_others() -> None:
+def test_a_token_holding_a_lone_surrogate_is_masked_and_so_are_the_others(tmp_path: Path) -> None:
     """A target's JSON may give a token holding "\\ud800" (a lone surrogate, read as it is).
     ahocorasick-rs, built with such a spelling, silently finds nothing at all: the registry
-    keeps it out of the automata, and masks it, as written and JSON-escaped, in a text with or
-    without one, the secrets registered before and after it still masked."""
+    keeps it out of the automata, and masks it as written, JSON-escaped in either case of hex
+    and as a message shows it, in a text with or without one; the secrets registered before
+    and after it stay masked, and one that begins the token does not take its place."""
     registry = SecretRegistry()
     registry.register("operator-token-aaaa", "$OP")
+    registry.register("DNEwOQeUPZlQ", "$PW")  # the token's first twelve characters
     odd = "DNEwOQeUPZlQuFhvGZQAfVEDuE69x7Ln\ud800"
     shown = registry.register_player_token(odd)
     registry.register("dealer-token-bbbb", "$DL")  # in the same small automaton as before
-    assert registry.mask("x operator-token-aaaa dealer-token-bbbb y") == "x $OP $DL y"
-    body = '{"token": "DNEwOQeUPZlQuFhvGZQAfVEDuE69x7Ln\\ud800", "op": "operator-token-aaaa"}'
-    assert registry.mask(body) == f'{{"token": "{shown}", "op": "$OP"}}'
+    assert registry.mask("x operator-token-aaaa dealer-token-bbbb DNEwOQeUPZlQ y") == (
+        "x $OP $DL $PW y"
+    )
+    for escape in ("\\ud800", "\\uD800"):
+        token = f"DNEwOQeUPZlQuFhvGZQAfVEDuE69x7Ln{escape}"
+        body = f'{{"token": "{token}", "op": "operator-token-aaaa"}}'
+        assert registry.mask(body) == f'{{"token": "{shown}", "op": "$OP"}}', escape
+        (tmp_path / "answer.json").write_text(body, encoding="utf-8")
+        assert guard_leaks(tmp_path, {odd: shown}) == [f"answer.json: {shown}"], escape
     assert registry.mask(f"raw {odd} dealer-token-bbbb") == f"raw {shown} $DL"
-    assert registry.mask_data({"token": odd}) == {"token": shown}
+    assert registry.mask(f"said: {visible(odd)}") == f"said: {shown}"
+    assert registry.mask_data({"token": odd, odd: 1}) == {"token": shown, shown: 1}
+
+
+def test_a_token_a_target_gave_that_cannot_be_sent_back_is_its_error_naming_no_token() -> None:
+    """A lone surrogate can be sent nowhere; a header cannot carry a character past Latin-1 or
+    a line break; a mapping may send the token in a body, where those are fine."""
+    for token, in_header, named in [
+        ("tok-1234\ud800", False, "\\ud800"),
+        ("tok-1234\udfff-x", True, "\\udfff"),
+        ("tok-1234\u20ac", True, "\u20ac"),
+        ("tok-1234\nX-Evil: 1", True, "\\n"),
+    ]:
+        with pytest.raises(TargetError) as raised:
+            check_token(token, "create a test player", in_header)
+        assert f"holds {named}," in str(raised.value) and "tok-1234" not in str(raised.value)
+    check_token("tok-1234\u20ac", "take a player's token", in_header=False)
+    check_token("Zm9vYmFy-_.~+/=", "create a test player", in_header=True)
 
 
 def test_a_target_giving_a_token_that_is_not_unicode_stops_the_run_and_leaks_nothing(

@@ -1,5 +1,7 @@
 """What can go wrong talking to a target, as narrow exceptions the steps and reports tell apart."""
 
+from livecert.target_text import has_lone_surrogate, visible
+
 
 class AdapterError(Exception):
     """Root of the adapter's errors."""
@@ -90,3 +92,22 @@ class MappingAnswerError(AdapterError):
         self.path = path
         self.problem = problem
         self.answer = shown
+
+
+HEADER_CANNOT_CARRY = "\r\n\0"  # besides any character past Latin-1
+
+
+def check_token(token: str, operation: str, in_header: bool) -> None:
+    """A TargetError where a player's token the target gave cannot be used. A lone surrogate
+    (JSON's "\\ud800") is not valid Unicode and can be sent nowhere; a header (the canonical
+    adapter's Authorization) cannot carry a character past Latin-1 or a line break either. Only
+    the character is named: the token is a secret (registered before this is asked)."""
+    if has_lone_surrogate(token):
+        bad = next(c for c in token if "\ud800" <= c <= "\udfff")
+        problem = f"the player's token holds {visible(bad)}, a lone surrogate: not valid Unicode"
+        raise TargetError(operation, problem)
+    if in_header:
+        bad = next((c for c in token if ord(c) > 0xFF or c in HEADER_CANNOT_CARRY), None)
+        if bad is not None:
+            problem = f"the player's token holds {visible(bad)}, which a header cannot carry"
+            raise TargetError(operation, f"{problem} (it is sent back in Authorization)")

@@ -16,7 +16,7 @@ from typing import Any
 import requests
 
 from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds, bounded_session
-from livecert.adapters.errors import CredentialsError, Refused, TargetError
+from livecert.adapters.errors import CredentialsError, Refused, TargetError, check_token
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.history_call import read_round_history
 from livecert.adapters.lost_answer import DroppedAnswer
@@ -35,7 +35,6 @@ from livecert.adapters.secrets import SECRETS
 from livecert.adapters.transport import send_recorded
 from livecert.contract import Contract, load_contract
 from livecert.rules.money import MoneyError, parse_money
-from livecert.target_text import has_lone_surrogate
 
 DEFAULT_TIMEOUT = (5.0, 30.0)  # (connect, read) seconds
 
@@ -312,12 +311,7 @@ class HttpAdapter:
             body={"balance": format(balance, "f")},
         )
         SECRETS.register_player_token(raw["token"])  # masked from the answer that created it
-        if has_lone_surrogate(str(raw["token"])):
-            raise TargetError(
-                "create a test player",
-                "the player's token holds a lone surrogate (JSON's \\ud800 escape): it is not "
-                "valid Unicode, and cannot be sent back in an Authorization header",
-            )
+        check_token(str(raw["token"]), "create a test player", in_header=True)
         return PlayerHandle(raw["player_id"], raw["token"])
 
     def create_table(self, game: str) -> str:

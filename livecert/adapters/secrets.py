@@ -40,7 +40,7 @@ from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation, MatchKind
 
-from livecert.target_text import has_lone_surrogate
+from livecert.target_text import has_lone_surrogate, visible
 
 MIN_LENGTH = 4  # characters: a shorter secret would mask ordinary words; it is refused
 CHECKED_LENGTH = 8  # characters: the last check looks for secrets this long or longer (`leaks`)
@@ -55,15 +55,20 @@ GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
 
 
+_JSON_ESCAPE = re.compile(r"\\u([0-9a-f]{4})")
+
+
 def spellings(value: str) -> set[str]:
     """How a secret can be written in a report's text: as is, URL-encoded, JSON-escaped
-    (some servers, PHP's among them, escape "/" as "\\/")."""
+    (some servers, PHP's among them, escape "/" as "\\/"; some write an escape's hex digits in
+    upper case, .NET's among them), and as `visible` shows it in a message."""
     escaped = {json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+    escaped |= {_JSON_ESCAPE.sub(lambda found: "\\u" + found.group(1).upper(), e) for e in escaped}
     escaped |= {e.replace("/", "\\/") for e in escaped}
     # a lone surrogate (a target's JSON "\\ud800") URL-encoded as surrogatepass writes it
     encoded = {quote(value, safe="", errors="surrogatepass")}
     encoded.add(quote_plus(value, safe="", errors="surrogatepass"))
-    return {value, *encoded, *escaped}
+    return {value, visible(value), *encoded, *escaped}
 
 
 class SecretRegistry:
@@ -75,9 +80,6 @@ class SecretRegistry:
         self._values: dict[str, str] = {}  # value -> shown
         self._large: _Batch | None = None  # most spellings, in one automaton
         self._small: list[_Batch] = []  # the newest, in automata of at most BATCH each
-        # spellings holding a lone surrogate: kept out of the automata, which would silently
-        # find nothing at all with one of them (see `_mask_slowly`)
-        self._unreadable: list[str] = []
         self._key = _random.token_bytes(32)  # for the players' HMACs; never written anywhere
         self._pipe = _parents_pipe()
 
@@ -96,7 +98,8 @@ class SecretRegistry:
             new = [s for s in spellings(text) if s not in self._shown]
             for spelling in new:
                 self._shown[spelling] = shown
-            self._unreadable += [s for s in new if has_lone_surrogate(s)]
+            # a spelling holding a lone surrogate is kept out of the automata, which would find
+            # nothing at all with it: only a text holding one can hold it (`_mask_slowly`)
             self._add_batch([s for s in new if not has_lone_surrogate(s)])
             self._tell_parent(text, shown)
         return True

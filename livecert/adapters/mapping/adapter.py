@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds
-from livecert.adapters.errors import MappingAnswerError, Refused, Unsupported
+from livecert.adapters.errors import MappingAnswerError, Refused, Unsupported, check_token
 from livecert.adapters.evidence import ExchangeRecorder
 from livecert.adapters.http import DEFAULT_TIMEOUT
 from livecert.adapters.mapping.accounts import accounts_of
@@ -236,6 +236,7 @@ class MappingAdapter(PolledRounds, LiveOperations, InstantRounds, LentAccounts, 
         token = str(fields.get("token") or "")
         if token:
             SECRETS.register_player_token(token)  # masked from the answer that created it
+            check_token(token, "take a player's token", in_header=False)  # goes where the file says
         return PlayerHandle(str(fields["player_id"]), token)
 
     def _write(self, amount: Decimal | str) -> Any:
