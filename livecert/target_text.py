@@ -35,6 +35,15 @@ def has_lone_surrogate(text: str) -> bool:
     return not text.isascii() and _LONE_SURROGATE.search(text) is not None
 
 
+def json_escaped_surrogates(json_text: str) -> str:
+    """A JSON text (made with `ensure_ascii=False`) with each lone surrogate written as JSON's
+    own escape (`\\ud800`), which reads back as the same character: UTF-8 can then write it.
+    A lone surrogate stands only inside a JSON string, where the escape is valid."""
+    if not has_lone_surrogate(json_text):
+        return json_text
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group(0)):04x}", json_text)
+
+
 def _shown(char: str) -> str:
     if char in _NAMED:
         return _NAMED[char]

@@ -19,7 +19,9 @@ from cli_support import certify_url
 from fake_target import fake_target, healthy_preflight, send_json
 from samples import INFO
 
+from livecert.adapters.secrets import SECRETS
 from livecert.cli import main
+from livecert.harness.run_record import RunRecord
 from livecert.report.allure_report import prepare_results
 from livecert.report.certificate_page import render_certificate
 from livecert.target_text import LINES, properties_value, visible
@@ -122,3 +124,18 @@ def test_doctor_shows_the_target_s_words_and_obeys_none(capsys: pytest.CaptureFi
     assert not obeyed(output), output
     assert f"reached {url}: {SHOWN} 1\\x1b[31m" in output
     assert f"create a player: refused (400 BAD\\x1b[2J): {SHOWN}" in output
+
+
+def test_a_lone_surrogate_in_a_target_s_words_is_kept_in_the_run_record_as_its_escape(
+    tmp_path: Path,
+) -> None:
+    """JSON's "\\ud800" in a target's message is read as a lone surrogate, which UTF-8 cannot
+    write: the run record writes it as JSON's escape (the line reads back the same), where it
+    used to stop the write with a harness error; a secret holding one is masked first."""
+    secret = "tok-\ud800-0123456789"
+    shown = SECRETS.register_player_token(secret)
+    path = tmp_path / "run-record.jsonl"
+    RunRecord(path).write("target_error", message=f"refused \ud800 for {secret}")
+    line = path.read_bytes().decode("utf-8")  # valid UTF-8
+    assert json.loads(line)["message"] == f"refused \ud800 for {shown}"
+    assert "refused \\ud800 for" in line and "0123456789" not in line
