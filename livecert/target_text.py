@@ -28,11 +28,17 @@ _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def first_lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate `text` holds (JSON's "\\ud800", which Python's reader keeps),
+    or None: no UTF-8 can write one, and ahocorasick-rs refuses a text holding one and, built
+    with a pattern holding one, silently finds nothing, the other patterns' matches included."""
+    found = None if text.isascii() else _LONE_SURROGATE.search(text)
+    return None if found is None else found.group(0)
+
+
 def has_lone_surrogate(text: str) -> bool:
-    """Whether `text` holds a lone surrogate (JSON's "\\ud800", which Python's reader keeps):
-    no UTF-8 can write it, and ahocorasick-rs refuses a text holding one and, built with a
-    pattern holding one, silently finds nothing, the other patterns' matches included."""
-    return not text.isascii() and _LONE_SURROGATE.search(text) is not None
+    """Whether `text` holds a lone surrogate (`first_lone_surrogate`)."""
+    return first_lone_surrogate(text) is not None
 
 
 def json_escaped_surrogates(json_text: str) -> str:

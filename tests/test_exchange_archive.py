@@ -37,6 +37,16 @@ def test_each_scenario_is_one_line_of_its_process_file_read_back_whole(tmp_path:
     assert first["request_body"] == '{"bets": [1]}' and first["curl"].startswith("curl -sS -X POST")
 
 
+def test_a_lone_surrogate_in_an_exchange_is_archived_as_its_json_escape(tmp_path: Path) -> None:
+    """A lone surrogate (JSON's "\\ud800", read as it is), which UTF-8 cannot write, is archived
+    as JSON's escape, as the run record writes it, and reads back as the same character."""
+    archive = ExchangeArchive(tmp_path, worker="main")
+    archive.add("f::a", "Scenario \ud800", [_exchange(1, '{"note": "\udc00 é"}')])
+    line = read_archive(tmp_path)[0]
+    assert line["name"] == "Scenario \ud800"
+    assert line["exchanges"][0]["request_body"] == '{"note": "\udc00 é"}'
+
+
 def test_a_transcript_in_brief_is_a_line_an_exchange_with_what_it_sent_and_got() -> None:
     brief = exchanges_in_brief([_exchange(7, "x" * 5000)])
     assert brief == (

@@ -1,6 +1,6 @@
 """What can go wrong talking to a target, as narrow exceptions the steps and reports tell apart."""
 
-from livecert.target_text import has_lone_surrogate, visible
+from livecert.target_text import first_lone_surrogate, visible
 
 
 class AdapterError(Exception):
@@ -102,8 +102,7 @@ def check_token(token: str, operation: str, in_header: bool) -> None:
     (JSON's "\\ud800") is not valid Unicode and can be sent nowhere; a header (the canonical
     adapter's Authorization) cannot carry a character past Latin-1 or a line break either. Only
     the character is named: the token is a secret (registered before this is asked)."""
-    if has_lone_surrogate(token):
-        bad = next(c for c in token if "\ud800" <= c <= "\udfff")
+    if (bad := first_lone_surrogate(token)) is not None:
         problem = f"the player's token holds {visible(bad)}, a lone surrogate: not valid Unicode"
         raise TargetError(operation, problem)
     if in_header:
