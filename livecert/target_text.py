@@ -41,13 +41,14 @@ def has_lone_surrogate(text: str) -> bool:
     return first_lone_surrogate(text) is not None
 
 
-def json_escaped_surrogates(json_text: str) -> str:
-    """A JSON text (made with `ensure_ascii=False`) with each lone surrogate written as JSON's
-    own escape (`\\ud800`), which reads back as the same character: UTF-8 can then write it.
-    A lone surrogate stands only inside a JSON string, where the escape is valid."""
-    if not has_lone_surrogate(json_text):
-        return json_text
-    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group(0)):04x}", json_text)
+def escaped_surrogates(text: str) -> str:
+    """`text` with each lone surrogate written as its escape (`\\ud800`), so that UTF-8 can
+    write it. In a JSON text (made with `ensure_ascii=False`) a lone surrogate stands only inside
+    a string, where the escape is JSON's own and reads back as the same character; in any other
+    text it is the escape `visible` writes."""
+    if not has_lone_surrogate(text):
+        return text
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group(0)):04x}", text)
 
 
 def _shown(char: str) -> str:

@@ -15,8 +15,9 @@ from fake_target import serving
 
 # (method, path, status, body) -> the body sent back instead
 Rewrite = Callable[[str, str, int, object], object]
-# (method, path, request body) -> True where the proxy refuses the request itself (422)
-Refuse = Callable[[str, str, bytes], bool]
+# (method, path, request body) -> True where the proxy refuses the request itself (422), or
+# the refusal's message
+Refuse = Callable[[str, str, bytes], bool | str]
 # (request headers, the upstream's answer) -> None: sees every exchange (to learn its secrets)
 Observe = Callable[[dict[str, str], requests.Response], None]
 HOP_HEADERS = {"content-length", "transfer-encoding", "connection", "content-encoding"}
@@ -65,8 +66,10 @@ def rewriting_proxy(
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_HEADERS}
-            if refuse is not None and refuse(self.command, self.path, body or b""):
-                refusal = {"error": {"code": "INVALID_STAKE", "message": "the gateway refuses it"}}
+            said = refuse(self.command, self.path, body or b"") if refuse is not None else False
+            if said:
+                message = said if isinstance(said, str) else "the gateway refuses it"
+                refusal = {"error": {"code": "INVALID_STAKE", "message": message}}
                 payload = json.dumps(refusal).encode()
                 self.send_response(422)
                 self.send_header("Content-Type", "application/json")

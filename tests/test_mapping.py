@@ -225,6 +225,10 @@ def a_round(state: str = "open", **more: object) -> dict:
     ("change", "problem"),
     [
         (lambda d: d.update(colour="red"), "(top level): must not contain {'colour'}"),
+        (  # YAML's "\\ud800": no request could carry it
+            lambda d: d["operations"]["get_round"]["request"].update(path="/rounds/\ud800"),
+            "operations.get_round.request.path: holds a lone surrogate",
+        ),
         (
             lambda d: d["operations"]["get_round"]["request"].update(method="FETCH"),
             "operations.get_round.request.method",
@@ -510,6 +514,40 @@ def test_a_player_key_holding_a_lone_surrogate_is_a_target_error_and_stays_maske
             adapter.create_player(Decimal("10.50"))
     assert "lone surrogate" in str(raised.value) and "4f2a" not in str(raised.value)
     assert "4f2a" not in SECRETS.mask('{"key": "player-key-4f2a\\ud800"}')
+
+
+def test_an_id_holding_a_lone_surrogate_is_the_target_s_error_when_sent_back(
+    tmp_path: Path,
+) -> None:
+    """JSON's "\\ud800" in a round's id (read as it is): not valid Unicode, so no URL, query,
+    form or header can carry it back. Sending it would stop the run on an encoding error, the
+    harness's fault in the certificate; it is the target's error naming the character, and
+    nothing is sent."""
+    odd = '"r1\\ud800"'  # the JSON as written
+
+    def script(request: Seen):
+        return 200, {}, json.dumps(a_round()).replace('"r1"', odd)
+
+    def by_query(data: dict) -> None:  # the round's id sent back in a query and a form
+        data["operations"]["get_round"]["request"] = {
+            "method": "POST", "path": "/round", "query": {"id": "${round_id}"},
+        }  # fmt: skip
+        data["operations"]["close_betting"]["request"] = {
+            "method": "POST", "path": "/close", "form": {"round": "${round_id}"},
+        }  # fmt: skip
+
+    for change in (None, by_query):
+        with scripted(script) as (url, seen):
+            adapter = adapter_for(tmp_path, url, change)
+            shown = adapter.open_round("t1")
+            assert shown.round_id == "r1\ud800"
+            for action in (adapter.get_round, adapter.close_betting):
+                with pytest.raises(TargetError) as raised:
+                    action(shown.round_id)
+                assert "would carry \\ud800, a lone surrogate" in str(raised.value)
+                if action == adapter.get_round:  # the request as it would go, shown visibly
+                    assert "r1\\ud800" in str(raised.value)
+        assert len(seen) == 1  # the round opened; nothing was sent back
 
 
 def test_selections_translate_both_ways_and_a_missing_one_is_not_offered(tmp_path: Path) -> None:

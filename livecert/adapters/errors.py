@@ -110,3 +110,19 @@ def check_token(token: str, operation: str, in_header: bool) -> None:
         if bad is not None:
             problem = f"the player's token holds {visible(bad)}, which a header cannot carry"
             raise TargetError(operation, f"{problem} (it is sent back in Authorization)")
+
+
+def check_sendable(operation: str, request_line: str, *parts: object) -> None:
+    """A TargetError where a request would carry a lone surrogate (JSON's "\\ud800", which
+    Python's reader keeps): not valid Unicode, so no URL, header or form can carry it, and
+    sending would stop the run on an encoding error, as the harness's fault. Only a value the
+    target gave can hold one (an id, a cursor, a captured value sent back): the harness makes
+    none, and a mapping file holding one is refused when it is read."""
+    for part in parts:
+        if isinstance(part, str) and (bad := first_lone_surrogate(part)) is not None:
+            raise TargetError(
+                operation,
+                f"the request would carry {visible(bad)}, a lone surrogate in a value the target "
+                "gave (an id, sent back): not valid Unicode, so no request can carry it",
+                visible(request_line),
+            )

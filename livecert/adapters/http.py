@@ -16,7 +16,13 @@ from typing import Any
 import requests
 
 from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds, bounded_session
-from livecert.adapters.errors import CredentialsError, Refused, TargetError, check_token
+from livecert.adapters.errors import (
+    CredentialsError,
+    Refused,
+    TargetError,
+    check_sendable,
+    check_token,
+)
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.history_call import read_round_history
 from livecert.adapters.lost_answer import DroppedAnswer
@@ -125,6 +131,7 @@ class HttpAdapter:
         if raw is not None:
             data = raw
             headers["Content-Type"] = content_type
+        check_sendable(operation, f"{method} {url}", url, *(params or {}).values())
         full_url = url if not params else requests.Request("GET", url, params=params).prepare().url
         response, _ = send_recorded(
             lambda deadline: self._session.request(

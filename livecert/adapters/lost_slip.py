@@ -14,7 +14,7 @@ from collections.abc import Callable
 import requests
 
 from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds
-from livecert.adapters.errors import RunCut, TargetError, Unsupported
+from livecert.adapters.errors import RunCut, TargetError, Unsupported, check_sendable
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.lost_answer import (
     DroppedAnswer,
@@ -55,6 +55,9 @@ class LostSlips:
         and tells what the relay saw of that answer. Unsupported where the target is reached
         through a proxy (the relay connects to it directly)."""
         self.close()
+        path = f"/v1/rounds/{round_id}/bets"
+        operation = f"place {len(slip['bets'])} bet(s), the answer lost on the way"
+        check_sendable(operation, f"POST {self.base_url}{path}", path)
         session = self.session
         rate = self.bounds.rate
         if rate is not None and not rate.wait(self.bounds.run_left()):
@@ -67,7 +70,7 @@ class LostSlips:
             )
         finish = lose_answer(
             self.base_url,
-            f"/v1/rounds/{round_id}/bets",
+            path,
             json.dumps(slip, separators=(",", ":")),
             {
                 **session.headers,
@@ -76,7 +79,7 @@ class LostSlips:
                 "Content-Type": "application/json",
             },
             self.recorder,
-            operation=f"place {len(slip['bets'])} bet(s), the answer lost on the way",
+            operation=operation,
             verify=session.verify,
             in_flight=in_flight,
             timeout=timeout,

@@ -76,7 +76,7 @@ from livecert.rules.paytable import use_profile
 from livecert.rules.profiles import load_profile
 from livecert.settings import SETTINGS
 from livecert.suite.location import features_dir
-from livecert.target_text import copy_visible
+from livecert.target_text import copy_visible, escaped_surrogates
 
 # the pytest plugins the certification suite needs, loaded by name (autoloading is off)
 SUITE_PLUGINS = ("pytest_bdd.plugin", "allure_pytest_bdd.plugin", "_hypothesis_pytestplugin")
@@ -526,9 +526,9 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
     if retested is not None:
         certificate["retest"] = retest_section(retested, certificate)
     certificate = SECRETS.mask_data(certificate)  # the target's URL may hold a password
-    (folder / "certificate.json").write_text(
-        json.dumps(certificate, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    # a target's words may hold a lone surrogate (JSON's "\ud800"): written as JSON's escape
+    text = escaped_surrogates(json.dumps(certificate, indent=2, ensure_ascii=False))
+    (folder / "certificate.json").write_text(text + "\n", encoding="utf-8")
     if options.har:  # optional: the exchanges/ archive holds the same, gzip
         write_har(folder, read_archive(folder))
     previous = previous_report(folder)

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 from livecert.adapters.evidence import Exchange
-from livecert.target_text import json_escaped_surrogates
+from livecert.target_text import escaped_surrogates
 
 FOLDER = "exchanges"
 # zlib's own default: a sweep scenario's 130 kB line in a fifth of level 9's time (gzip.open's
@@ -52,7 +52,7 @@ class ExchangeArchive:
             },
             ensure_ascii=False,
         )
-        line = json_escaped_surrogates(line)  # as the run record: UTF-8 cannot write a raw one
+        line = escaped_surrogates(line)  # as the run record: UTF-8 cannot write a raw one
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with gzip.open(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from livecert.adapters.secrets import SECRETS
-from livecert.target_text import json_escaped_surrogates
+from livecert.target_text import escaped_surrogates
 
 try:
     import fcntl
@@ -43,7 +43,7 @@ class RunRecord:
         if self.path is None:
             return
         line = json.dumps({"type": kind, **fields}, default=str, ensure_ascii=False)
-        line = json_escaped_surrogates(SECRETS.mask(line) or line) + "\n"
+        line = escaped_surrogates(SECRETS.mask(line) or line) + "\n"
         data = line.encode("utf-8")  # a target's lone surrogate, escaped, cannot stop it
         with self._lock:
             descriptor = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from livecert import __version__
+from livecert.target_text import escaped_surrogates
 
 HAR = "exchanges.har"
 ROLE_VARIABLES = {"operator": "$LIVECERT_OPERATOR_TOKEN", "dealer": "$LIVECERT_DEALER_TOKEN"}
@@ -40,7 +41,7 @@ def _entry(scenario: dict, exchange: dict) -> dict[str, Any]:
         ],
         "cookies": [],
         "headersSize": -1,
-        "bodySize": len(body.encode("utf-8")) if body is not None else 0,
+        "bodySize": _size(body) if body is not None else 0,
     }
     if body is not None:
         request["postData"] = {
@@ -58,13 +59,13 @@ def _entry(scenario: dict, exchange: dict) -> dict[str, Any]:
             "headers": [],
             "cookies": [],
             "content": {
-                "size": len(answer.encode("utf-8")),
+                "size": _size(answer),
                 "mimeType": "application/json",
                 "text": answer,
             },
             "redirectURL": "",
             "headersSize": -1,
-            "bodySize": len(answer.encode("utf-8")),
+            "bodySize": _size(answer),
         },
         "cache": {},
         "timings": {"send": 0, "wait": round(exchange.get("elapsed_ms") or 0, 3), "receive": 0},
@@ -86,7 +87,14 @@ def har_of(scenarios: list[dict]) -> dict[str, Any]:
     }
 
 
+def _size(text: str) -> int:
+    """The bytes of `text` in UTF-8; a lone surrogate (JSON's "\\ud800", kept as it was read)
+    counted as the three bytes UTF-8's pattern would give it, not stopping the file."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def write_har(folder: Path, scenarios: list[dict]) -> Path:
     path = folder / HAR
-    path.write_text(json.dumps(har_of(scenarios), ensure_ascii=False) + "\n", encoding="utf-8")
+    text = escaped_surrogates(json.dumps(har_of(scenarios), ensure_ascii=False))  # as the archive
+    path.write_text(text + "\n", encoding="utf-8")
     return path

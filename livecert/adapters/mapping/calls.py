@@ -19,7 +19,7 @@ import requests
 
 from livecert.adapters import exact_json
 from livecert.adapters.bounds import Bounds
-from livecert.adapters.errors import Refused, RunCut, TargetError, Unsupported
+from livecert.adapters.errors import Refused, RunCut, TargetError, Unsupported, check_sendable
 from livecert.adapters.evidence import Exchange, ExchangeRecorder
 from livecert.adapters.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.mapping.document import MappingError, MappingFile, may_resend
@@ -219,12 +219,24 @@ class Calls:
             path = render(spec["path"], context, self.filters)
             query = render(spec.get("query", {}), context, self.filters)
             headers = {**auth_headers, **render(spec.get("headers", {}), context, self.filters)}
+            form = render(spec["form"], context, self.filters) if "form" in spec else {}
+        except (TemplateError, WireMoneyError, TypeError, ValueError) as error:
+            raise MappingError(self.mapping.source, [f"{operation}: {error}"]) from None
+        asked = "&".join(f"{k}={_form_value(v)}" for k, v in query.items())  # as it would go
+        check_sendable(
+            operation,
+            f"{spec['method']} {self.sessions.masked(self.base_url + str(path))}"
+            + (f"?{self.sessions.masked(asked)}" if asked else ""),
+            str(path),
+            *(_form_value(v) for v in (*query.values(), *form.values(), *headers.values())),
+            *(str(k) for k in (*query, *form, *headers)),
+        )
+        try:
             body, content_type = None, None
-            if "json" in spec:
+            if "json" in spec:  # JSON writes a lone surrogate as its escape: sendable
                 body = dump_json(render(spec["json"], context, self.filters))
                 content_type = "application/json"
             elif "form" in spec:
-                form = render(spec["form"], context, self.filters)
                 body = urlencode({k: _form_value(v) for k, v in form.items()})
                 content_type = "application/x-www-form-urlencoded"
         except (TemplateError, WireMoneyError, TypeError, ValueError) as error:

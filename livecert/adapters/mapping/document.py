@@ -23,6 +23,7 @@ from livecert.adapters.mapping.schema import MAPPING_SCHEMA
 from livecert.adapters.mapping.selections import SelectionTable
 from livecert.adapters.mapping.stream_spec import stream_problems
 from livecert.adapters.model import limits_from
+from livecert.target_text import has_lone_surrogate, visible
 
 REQUIRED_OPERATIONS = ("create_player", "create_table", "balance")
 # what the harness needs each of them to read from its answer
@@ -259,6 +260,26 @@ def _per_game_problems(name: str, op: dict, games: list[str], problems: list[str
             problems.append(f"{where}.{game}: {game} is not a game declares.games lists")
 
 
+def _lone_surrogate_at(data: Any, where: str = "the file") -> str | None:
+    """Where in the parsed file a key or a string holds a lone surrogate, or None: a request
+    holding one cannot be sent, so the adapter names the target's value that does (an id it
+    gave), and the file's own is refused here."""
+    if isinstance(data, str):
+        return where if has_lone_surrogate(data) else None
+    if isinstance(data, dict):
+        for key, value in data.items():
+            place = f"{where}.{visible(key)}" if where != "the file" else visible(key)
+            if isinstance(key, str) and has_lone_surrogate(key):
+                return place
+            if (found := _lone_surrogate_at(value, place)) is not None:
+                return found
+    if isinstance(data, list):
+        for index, value in enumerate(data):
+            if (found := _lone_surrogate_at(value, f"{where}[{index}]")) is not None:
+                return found
+    return None
+
+
 def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> MappingFile:
     """Read, validate and check a mapping file; raise MappingError listing every problem."""
     source = str(path)
@@ -271,6 +292,14 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
         data = yaml.safe_load(raw)
     except yaml.YAMLError as error:
         raise MappingError(source, [f"not valid YAML: {error}"]) from None
+    if (where := _lone_surrogate_at(data)) is not None:
+        raise MappingError(
+            source,
+            [
+                f'{where}: holds a lone surrogate (YAML\'s "\\ud800"), which is '
+                "not valid Unicode: no request can carry it"
+            ],
+        )
     try:
         _validator()(data)
     except fastjsonschema.JsonSchemaValueException as error:
