@@ -303,6 +303,27 @@ def test_a_secret_left_in_a_page_stops_the_report_before_its_manifest(tmp_path: 
     assert not (tmp_path / "manifest.json").exists()
 
 
+def test_the_last_check_names_each_secret_a_file_holds_inside_another_or_not(
+    tmp_path: Path,
+) -> None:
+    """A password that is a token's first characters, and one inside it: a file holding the
+    token holds all three texts, and each is named (the first match alone named the password,
+    the token unnamed)."""
+    known = {
+        "pass-1234": "$PASSWORD",
+        "pass-1234-token-abcdef": "$TOKEN",
+        "token-abc": "$INSIDE",
+    }
+    (tmp_path / "page.html").write_text("<p>pass-1234-token-abcdef</p>", encoding="utf-8")
+    (tmp_path / "other.txt").write_text("token-abc alone", encoding="utf-8")
+    assert guard_leaks(tmp_path, known) == [
+        "other.txt: $INSIDE",
+        "page.html: $INSIDE",
+        "page.html: $PASSWORD",
+        "page.html: $TOKEN",
+    ]
+
+
 def test_a_secret_behind_two_overlapping_ones_in_other_automata_is_masked() -> None:
     """Secrets overlapping in a chain across automata: the second automaton hides the third
     secret behind the second (its own leftmost-longest match), which the first automaton's

@@ -270,7 +270,8 @@ def _base64_forms(secret: bytes) -> set[bytes]:
 def leaks(folder: Path, known: dict[str, str]) -> list[str]:
     """The files of `folder` holding a secret of `known` (value -> shown), written as is,
     URL- or JSON-escaped or base64-encoded (the single-file Allure HTML embeds its files so):
-    'file: $SHOWN' for each. One Aho-Corasick pass per file (ahocorasick-rs): a run has a token
+    'file: $SHOWN' for every secret whose text a file holds, inside another's or not. One
+    Aho-Corasick pass per file (ahocorasick-rs): a run has a token
     per player, hundreds of patterns, and its report tens of megabytes. Secrets shorter than
     CHECKED_LENGTH are masked but not looked for: a short one (a 5-letter password) cannot be
     told from the same letters in the report's own text or in the JavaScript the Allure HTML
@@ -291,7 +292,10 @@ def leaks(folder: Path, known: dict[str, str]) -> list[str]:
     found = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
         data = _readable(path.read_bytes())
-        seen = {names[patterns[i]] for i, _, _ in automaton.find_matches_as_indexes(data)}
+        # overlapping: a secret that begins another (a password that is a token's first
+        # characters) would otherwise hide the longer one, named as the shorter
+        matches = automaton.find_matches_as_indexes(data, overlapping=True)
+        seen = {names[patterns[i]] for i, _, _ in matches}
         found += [f"{path.relative_to(folder)}: {shown}" for shown in sorted(seen)]
     return found
 
