@@ -303,6 +303,52 @@ def test_a_frame_with_a_number_beyond_any_amount_ends_the_wait_clearly() -> None
         stream.close()
 
 
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("1e999999999", "a packet with a number (1e999999999) of 1 digits"),
+        ("[1,", "a packet that is not JSON"),
+    ],
+)
+def test_a_socketio_packet_the_harness_cannot_read_ends_the_wait_naming_it(
+    written: str, said: str
+) -> None:
+    """python-socketio reads a packet on its own thread and only logs what it cannot read: the
+    wait for the wallet ran to its timeout, saying nothing of the kind came. The packet is
+    logged as it came and the wait ends naming it, as for a plain WebSocket's frame."""
+    import socketio
+
+    class Bent:  # the server writes the wallet's balance as `written`
+        loads = staticmethod(json.loads)
+
+        @staticmethod
+        def dumps(value: object, **options: object) -> str:
+            return json.dumps(value, **options).replace('"BENT"', written)
+
+    sio = socketio.AsyncServer(
+        async_mode="asgi", serializer=type("BentPacket", (socketio.packet.Packet,), {"json": Bent})
+    )
+
+    @sio.on("hello", namespace="/live")
+    async def hello(sid: str, data: object) -> dict:
+        await sio.emit("wallet", {"balance": "BENT"}, to=sid, namespace="/live")
+        return {"ok": True}
+
+    log = StreamLog()
+    with socketio_server(sio) as url:
+        stream = SocketIOStream("player", url, log, "/live", timeout=5)
+        stream.connect()
+        try:
+            stream.emit("hello", {})
+            with pytest.raises(StreamError) as raised:
+                log.wait_for("player", lambda m: m.event == "wallet", "the wallet", 0, 30)
+        finally:
+            stream.close()
+    assert said in str(raised.value) and "nothing of the kind" not in str(raised.value)
+    [malformed] = [m for m in log.messages("player") if m.event == "malformed"]
+    assert written in malformed.data
+
+
 def test_exact_json_writes_decimals_as_the_numbers_they_hold() -> None:
     from livecert.adapters import exact_json
 

@@ -148,12 +148,36 @@ class StreamLog:
                 self._changed.wait(left)
 
 
-@functools.cache
-def _exact_packet() -> type:
-    """python-socketio's packet class, reading and writing its JSON with `exact_json`."""
+def _unreadable(
+    log: StreamLog, stream: str, what: str, text: str | bytes, error: ValueError
+) -> None:
+    """A message the harness cannot read: logged as it came, and its stream broken saying why,
+    so a wait on it ends at once naming the message (not its timeout, as if nothing came)."""
+    shown = text if isinstance(text, str) else repr(text)
+    log.add(stream, IN, "malformed", shown[:500])
+    beyond = isinstance(error, exact_json.NumberBeyondReason)
+    said = f"with {error}" if beyond else f"that is not JSON: {shown[:200]!r}"
+    log.broken(stream, f"a {what} {said}")
+
+
+def _exact_packet(unreadable: Callable[[str | bytes, ValueError], None]) -> type:
+    """python-socketio's packet class for one stream, reading and writing its JSON with
+    `exact_json`; a packet it cannot read (not JSON, a number beyond any amount) is told to
+    `unreadable` first, since python-socketio only logs the error of its reading thread."""
     import socketio
 
-    return type("ExactPacket", (socketio.packet.Packet,), {"json": exact_json})
+    class ExactJson:
+        dumps = staticmethod(exact_json.dumps)
+
+        @staticmethod
+        def loads(text: str | bytes, **options: Any) -> Any:
+            try:
+                return exact_json.loads(text, **options)
+            except ValueError as error:
+                unreadable(text, error)
+                raise
+
+    return type("ExactPacket", (socketio.packet.Packet,), {"json": ExactJson})
 
 
 class SocketIOStream:
@@ -181,7 +205,8 @@ class SocketIOStream:
 
         # money a table writes as a JSON number read as a Decimal, a Decimal emitted exactly:
         # the client's own packet class (python-socketio's `json=` would set it process-wide)
-        client = socketio.Client(reconnection=False, serializer=_exact_packet())
+        packet = _exact_packet(functools.partial(_unreadable, self.log, self.name, "packet"))
+        client = socketio.Client(reconnection=False, serializer=packet)
         client.on("*", self._received, namespace=self.namespace)
         client.on("disconnect", self._dropped, namespace=self.namespace)
         refused: list[Any] = []  # what the target said when it refused the namespace
@@ -359,11 +384,7 @@ class WebSocketStream:
         try:
             data = exact_json.loads(frame)
         except ValueError as error:
-            shown = frame if isinstance(frame, str) else repr(frame)
-            self.log.add(self.name, IN, "malformed", shown[:500])
-            beyond = isinstance(error, exact_json.NumberBeyondReason)
-            said = f"with {error}" if beyond else f"that is not JSON: {shown[:200]!r}"
-            self.log.broken(self.name, f"a frame {said}")
+            _unreadable(self.log, self.name, "frame", frame, error)
             return
         kind = data.get(self.kind_key) if isinstance(data, dict) else None
         self.log.add(self.name, IN, str(kind) if kind is not None else "message", data)
