@@ -291,34 +291,48 @@ def test_a_websocket_frame_with_a_money_number_is_read_exactly() -> None:
     assert str(wallet.data["balance"]) == "10.10" and type(wallet.data["count"]) is int
 
 
-def test_a_frame_with_a_number_beyond_any_amount_ends_the_wait_clearly() -> None:
+@pytest.mark.parametrize(
+    ("balance", "said"),
+    [("1e999999999", "beyond any amount"), ("[" * 100_000 + "]" * 100_000, "nested too deeply")],
+)
+def test_a_frame_with_a_number_beyond_any_amount_ends_the_wait_clearly(
+    balance: str, said: str
+) -> None:
     """16 bytes of `1e999999999` would be a gigabyte written out: the stream is broken, saying
-    why, and the wait ends (a target error, the run incomplete), never memory exhausted."""
+    why, and the wait ends (a target error, the run incomplete), never memory exhausted. JSON
+    deeper than Python's reader goes stopped the reading thread, the wait running out."""
     log = StreamLog()
-    with websocket_server(['{"type": "wallet", "balance": 1e999999999}']) as url:
+    with websocket_server([f'{{"type": "wallet", "balance": {balance}}}']) as url:
         stream = WebSocketStream("table", url, log)
         stream.connect()
-        with pytest.raises(StreamError, match=r"beyond any amount"):
-            log.wait_for("table", lambda m: m.event == "wallet", "the wallet", 0, 5)
+        with pytest.raises(StreamError, match=said) as raised:
+            log.wait_for("table", lambda m: m.event == "wallet", "the wallet", 0, 30)
         stream.close()
+    assert not isinstance(raised.value, StreamTimeout)
 
 
+DEEP = "[" * 100_000 + "]" * 100_000  # JSON deeper than Python's reader goes
+
+
+@pytest.mark.parametrize("way", ["pushed", "acknowledged"])
 @pytest.mark.parametrize(
     ("written", "said"),
     [
         ("1e999999999", "a packet with a number (1e999999999) of 1 digits"),
         ("[1,", "a packet that is not JSON"),
+        (DEEP, "a packet of JSON nested too deeply to read"),
     ],
 )
 def test_a_socketio_packet_the_harness_cannot_read_ends_the_wait_naming_it(
-    written: str, said: str
+    written: str, said: str, way: str
 ) -> None:
     """python-socketio reads a packet on its own thread and only logs what it cannot read: the
-    wait for the wallet ran to its timeout, saying nothing of the kind came. The packet is
-    logged as it came and the wait ends naming it, as for a plain WebSocket's frame."""
+    wait for a pushed wallet, or for an emit's acknowledgement, ran to its timeout, saying
+    nothing came. The packet is logged as it came and the wait ends naming it, as for a plain
+    WebSocket's frame."""
     import socketio
 
-    class Bent:  # the server writes the wallet's balance as `written`
+    class Bent:  # the server writes a balance as `written`
         loads = staticmethod(json.loads)
 
         @staticmethod
@@ -334,19 +348,26 @@ def test_a_socketio_packet_the_harness_cannot_read_ends_the_wait_naming_it(
         await sio.emit("wallet", {"balance": "BENT"}, to=sid, namespace="/live")
         return {"ok": True}
 
+    @sio.on("ask", namespace="/live")
+    async def ask(sid: str, data: object) -> dict:
+        return {"balance": "BENT"}  # the acknowledgement itself
+
     log = StreamLog()
     with socketio_server(sio) as url:
-        stream = SocketIOStream("player", url, log, "/live", timeout=5)
+        stream = SocketIOStream("player", url, log, "/live", timeout=30)
         stream.connect()
         try:
-            stream.emit("hello", {})
             with pytest.raises(StreamError) as raised:
-                log.wait_for("player", lambda m: m.event == "wallet", "the wallet", 0, 30)
+                if way == "pushed":
+                    stream.emit("hello", {})
+                    log.wait_for("player", lambda m: m.event == "wallet", "the wallet", 0, 30)
+                else:
+                    stream.emit("ask", {})
         finally:
             stream.close()
-    assert said in str(raised.value) and "nothing of the kind" not in str(raised.value)
+    assert said in str(raised.value) and not isinstance(raised.value, StreamTimeout)
     [malformed] = [m for m in log.messages("player") if m.event == "malformed"]
-    assert written in malformed.data
+    assert written[:100] in malformed.data  # as it came (the first 500 characters)
 
 
 def test_exact_json_writes_decimals_as_the_numbers_they_hold() -> None:

@@ -13,7 +13,6 @@ python-socketio 5 speaks the Socket.IO protocol of servers 3.x and later (Engine
 server (Engine.IO 3) is refused with a message naming the version.
 """
 
-import functools
 import queue
 import threading
 import time
@@ -90,8 +89,12 @@ class StreamLog:
 
     def is_broken(self, stream: str) -> bool:
         """Whether the stream dropped (or broke) and was not joined again since."""
+        return self.broken_why(stream) is not None
+
+    def broken_why(self, stream: str) -> str | None:
+        """Why the stream cannot be read any more (None: it can)."""
         with self._changed:
-            return stream in self._broken
+            return self._broken.get(stream)
 
     def mended(self, stream: str) -> None:
         """The stream joined again under its name (a player reconnecting): readable again."""
@@ -148,19 +151,26 @@ class StreamLog:
                 self._changed.wait(left)
 
 
+UNREADABLE = (ValueError, RecursionError)  # not JSON, a number beyond any amount, too deep
+
+
 def _unreadable(
-    log: StreamLog, stream: str, what: str, text: str | bytes, error: ValueError
+    log: StreamLog, stream: str, what: str, text: str | bytes, error: Exception
 ) -> None:
     """A message the harness cannot read: logged as it came, and its stream broken saying why,
     so a wait on it ends at once naming the message (not its timeout, as if nothing came)."""
     shown = text if isinstance(text, str) else repr(text)
     log.add(stream, IN, "malformed", shown[:500])
-    beyond = isinstance(error, exact_json.NumberBeyondReason)
-    said = f"with {error}" if beyond else f"that is not JSON: {shown[:200]!r}"
+    if isinstance(error, exact_json.NumberBeyondReason):
+        said = f"with {error}"
+    elif isinstance(error, RecursionError):  # JSON deeper than Python's reader goes
+        said = "of JSON nested too deeply to read"
+    else:
+        said = f"that is not JSON: {shown[:200]!r}"
     log.broken(stream, f"a {what} {said}")
 
 
-def _exact_packet(unreadable: Callable[[str | bytes, ValueError], None]) -> type:
+def _exact_packet(unreadable: Callable[[str | bytes, Exception], None]) -> type:
     """python-socketio's packet class for one stream, reading and writing its JSON with
     `exact_json`; a packet it cannot read (not JSON, a number beyond any amount) is told to
     `unreadable` first, since python-socketio only logs the error of its reading thread."""
@@ -173,9 +183,9 @@ def _exact_packet(unreadable: Callable[[str | bytes, ValueError], None]) -> type
         def loads(text: str | bytes, **options: Any) -> Any:
             try:
                 return exact_json.loads(text, **options)
-            except ValueError as error:
+            except UNREADABLE as error:
                 unreadable(text, error)
-                raise
+                raise ValueError("a packet the harness cannot read") from None
 
     return type("ExactPacket", (socketio.packet.Packet,), {"json": ExactJson})
 
@@ -205,8 +215,7 @@ class SocketIOStream:
 
         # money a table writes as a JSON number read as a Decimal, a Decimal emitted exactly:
         # the client's own packet class (python-socketio's `json=` would set it process-wide)
-        packet = _exact_packet(functools.partial(_unreadable, self.log, self.name, "packet"))
-        client = socketio.Client(reconnection=False, serializer=packet)
+        client = socketio.Client(reconnection=False, serializer=_exact_packet(self._unreadable))
         client.on("*", self._received, namespace=self.namespace)
         client.on("disconnect", self._dropped, namespace=self.namespace)
         refused: list[Any] = []  # what the target said when it refused the namespace
@@ -228,6 +237,16 @@ class SocketIOStream:
 
     def _received(self, event: str, *data: Any) -> None:
         self.log.add(self.name, IN, event, data[0] if len(data) == 1 else list(data))
+
+    def _unreadable(self, text: str | bytes, error: Exception) -> None:
+        """A packet python-socketio cannot read: the stream broken naming it, and an emit
+        waiting for its acknowledgement (which may be that packet) hears of it now. A packet of
+        a connection the harness is closing is not this stream's any more (it may join again)."""
+        if self._closing:
+            return
+        _unreadable(self.log, self.name, "packet", text, error)
+        for waiting in list(self._pending):
+            waiting.set()
 
     def _dropped(self, *_: Any) -> None:
         if not self._closing:  # not the harness's own close
@@ -275,6 +294,8 @@ class SocketIOStream:
             return answer[0], logged[0]
         if self._client is None or not self._client.connected:
             raise StreamError(f"sending {event}", "the target closed the stream before answering")
+        if (why := self.log.broken_why(self.name)) is not None:  # a packet it could not read
+            raise StreamError(f"sending {event}", why)
         raise StreamTimeout(f"sending {event}", f"no acknowledgement within {wait:g} s")
 
     def close(self) -> None:
@@ -383,7 +404,7 @@ class WebSocketStream:
             return
         try:
             data = exact_json.loads(frame)
-        except ValueError as error:
+        except UNREADABLE as error:
             _unreadable(self.log, self.name, "frame", frame, error)
             return
         kind = data.get(self.kind_key) if isinstance(data, dict) else None
