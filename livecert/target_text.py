@@ -41,6 +41,18 @@ def has_lone_surrogate(text: str) -> bool:
     return first_lone_surrogate(text) is not None
 
 
+def not_utf8(setting: str) -> str | None:
+    """What is wrong with a lab's setting (an environment variable, an argument) holding a lone
+    surrogate, or None: Python reads a byte that is not UTF-8 there as one (U+DC80 to U+DCFF),
+    which no request can carry; said once, where it is read, rather than as the target's."""
+    bad = first_lone_surrogate(setting)
+    if bad is None:
+        return None
+    code = ord(bad)
+    what = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else visible(bad)
+    return f"holds {what}, which is not UTF-8: no request can carry it"
+
+
 def escaped_surrogates(text: str) -> str:
     """`text` with each lone surrogate written as its escape (`\\ud800`), so that UTF-8 can
     write it. In a JSON text (made with `ensure_ascii=False`) a lone surrogate stands only inside

@@ -18,6 +18,7 @@ from livecert.harness.settlement_check import SETTLE_DUTY
 from livecert.harness.vocabulary import paytable
 from livecert.rules import round_to_minor
 from livecert.rules.paytable import active_profile
+from livecert.suite.fixtures.attachments import attach_text
 from livecert.suite.fixtures.scene import PlacedBet, Scene
 
 AMOUNT = r"(?P<amount>\d+\.\d+)"
@@ -42,7 +43,7 @@ def disagree(message: str) -> None:
     profile = under_a_profile()
     if not profile:
         raise FeatureOracleDisagreement(message)
-    allure.attach(
+    attach_text(
         f"rule profile {profile}: {message}; the target is checked against the profile's amount",
         name="checked against the rule profile",
         attachment_type=allure.attachment_type.TEXT,
@@ -154,7 +155,7 @@ def _check_settlement(
         if outcome == "win"
         else (placed.stake if outcome == "refund" else Decimal(0))
     )
-    allure.attach(
+    attach_text(
         f"bet: {label} ({placed.code}), stake {placed.stake}, result {scene.outcome}\n"
         f"expected: settled / {outcome}, win {win}, returned {returned} "
         f"(clauses {', '.join(paid_by)}; rounding {info.rounding!r})\n"
@@ -165,7 +166,7 @@ def _check_settlement(
     )
     what = f"{label} ({placed.code}) staked {placed.stake} on {scene.outcome}"
     if actual.settlement_unshown:  # nothing to judge here: the balance says what was paid
-        allure.attach(
+        attach_text(
             f"{what}: the target showed no settlement of it, so it is not judged here",
             name=f"settlement of {label} not shown",
             attachment_type=allure.attachment_type.TEXT,
@@ -300,7 +301,7 @@ def _check_unseen(
         mine = [b for b in scene.bets if b.player == player]
         scene.checks.held(_paid_by(scene, mine), f"{player}'s balance is {amount}")
         return
-    allure.attach(
+    attach_text(
         f"{player}'s balance is {actual}, expected {amount}; the target showed no settlement of "
         f"{labels}, and {', '.join(unproven)} has no twin a connected player was paid for: the "
         "disconnection's part and the paytable's cannot be told apart, so it is not judged",
@@ -338,7 +339,7 @@ def bet_wins_rounded(scene: Scene, label: str, exact: str) -> None:
         exact = str(oracle.exact_win)  # under a rule profile: the profile's exact win
     win = round_to_minor(Fraction(exact), info.minor_unit, info.rounding)
     actual = scene.shown_bet(placed, (*oracle.clauses, SETTLE_DUTY))
-    allure.attach(
+    attach_text(
         f"stake {placed.stake}, exact win {exact}, declared rounding {info.rounding!r} to "
         f"{info.minor_unit} decimals -> expected win {win}; target: {actual.outcome} win "
         f"{actual.win} returned {actual.returned}",

@@ -37,6 +37,7 @@ from livecert.harness.read_balances import (
 from livecert.harness.settlement_check import SETTLE_DUTY, judge_slip
 from livecert.harness.sweep import offered_codes
 from livecert.harness.vocabulary import paytable, selection_code
+from livecert.suite.fixtures.attachments import attach_text
 from livecert.suite.fixtures.scene import DEFAULT_PLAYER, Scene
 from livecert.suite.steps.bad_input import balance_unmoved
 from livecert.suite.steps.money import announce_seed, chosen_seed
@@ -279,7 +280,7 @@ def random_instant_sessions(scene: Scene, rounds: str, name: str, facts) -> None
             not_below_zero(scene.checks, (BALANCE,), scene.adapter, scene.players[who], actual)
             balances[who] = actual
     finally:
-        allure.attach(
+        attach_text(
             "\n".join(p.describe() for p in scene.instant_plays),
             name=f"instant rounds (seed {seed})",
             attachment_type=allure.attachment_type.TEXT,
@@ -384,7 +385,7 @@ def _race(scene: Scene, names: list[str], rounds: int, low: str, high: str, labe
                 )
             )
     scene.instant_plays.extend(concurrent_plays(jobs))
-    allure.attach(
+    attach_text(
         "\n".join(p.describe() for p in scene.instant_plays),
         name="instant rounds at the same moment",
         attachment_type=allure.attachment_type.TEXT,

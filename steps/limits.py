@@ -21,6 +21,7 @@ from livecert.harness.limits import LIMIT_DUTY, NOT_APPLICABLE, Probe, balance_f
 from livecert.harness.settlement_check import SETTLE_DUTY, judge_slip
 from livecert.harness.sweep import offered_codes
 from livecert.harness.vocabulary import paytable
+from livecert.suite.fixtures.attachments import attach_text
 from livecert.suite.fixtures.scene import DEFAULT_PLAYER, Scene
 from livecert.suite.steps.rounds import DEFAULT_RESULT, GAMES
 
@@ -128,9 +129,7 @@ def _try_every_probe(scene: Scene, attempt: Callable[[Scene, Probe], Tried]) -> 
             result_played(settled) if settled else None,
         )
     scene.limit_lines = lines
-    allure.attach(
-        "\n".join(lines), "the slips at and beyond the limits", allure.attachment_type.TEXT
-    )
+    attach_text("\n".join(lines), "the slips at and beyond the limits", allure.attachment_type.TEXT)
     if failures:
         failure = ClauseFailure(
             "\n".join(str(f) for f in failures), [c for f in failures for c in f.clauses]

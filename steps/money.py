@@ -25,6 +25,7 @@ from livecert.harness.money_machine import (
     unproven_duties,
 )
 from livecert.harness.vocabulary import selection_code
+from livecert.suite.fixtures.attachments import attach_text
 from livecert.suite.fixtures.scene import PlacedBet, Scene
 from livecert.suite.steps.rounds import GAMES
 
@@ -83,7 +84,7 @@ def every_accepted_bet_settled(scene: Scene) -> None:
     by_id = {b.bet_id: b for b in view.bets}
     unknown = [i for i, b in by_id.items() if b.settlement_unshown]
     if unknown:  # a live table's stream showed no settlement of them: nothing to judge
-        allure.attach(
+        attach_text(
             f"{len(unknown)} bets show no settlement (e.g. {unknown[:5]}): not judged here",
             name="bets not shown settled",
             attachment_type=allure.attachment_type.TEXT,
@@ -127,7 +128,7 @@ def balances_conserved(scene: Scene) -> None:
         if actual != expected:
             problems.append(f"{name}: {actual}, expected {expected} ({len(mine)} bets)")
     if unknown:
-        allure.attach(
+        attach_text(
             f"{len(scene.players) - judged} players hold bets that show no settlement: their "
             "balances are not reconciled here",
             name="balances not reconciled",
@@ -226,7 +227,7 @@ def money_machine(
     finally:
         whole = merged(worlds)
         scene.unproven.update(unproven_duties(whole))
-        allure.attach(
+        attach_text(
             "\n".join(whole.steps[-400:]),
             name=f"machine steps (seed {seed_value})",
             attachment_type=allure.attachment_type.TEXT,

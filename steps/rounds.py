@@ -20,6 +20,7 @@ from livecert.harness.attempts import refusal
 from livecert.harness.dealer import open_round
 from livecert.harness.round_clauses import CANCEL, COMMIT, PAUSE, RESHAKE, RESUME
 from livecert.harness.vocabulary import paytable, selection_code
+from livecert.suite.fixtures.attachments import attach_text
 from livecert.suite.fixtures.scene import UNFINISHED, PlacedBet, Scene
 
 GAMES = {"Sic Bo": "sicbo", "Xoc Dia": "xocdia"}
@@ -693,7 +694,7 @@ def bets_still_open(scene: Scene, name: str | None) -> None:
     view = scene.adapter.get_round(scene.round.round_id, scene.player(who))
     shown = {b.bet_id: b for b in view.bets}
     if view.echoed:  # a live table's stream says nothing of a bet until it settles
-        allure.attach(
+        attach_text(
             f"{who}'s bets: the table's stream shows no bet's status before it settles, so "
             "whether they stayed open is not judged here",
             name="bets still open: not shown",

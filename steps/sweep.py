@@ -32,6 +32,7 @@ from livecert.harness.sweep_pool import PlayedRound, SweepPool
 from livecert.harness.vocabulary import parse_dice, parse_tokens, paytable
 from livecert.harness.workers import ScenarioGate
 from livecert.rules import all_outcomes, as_percent, theoretical_rtp
+from livecert.suite.fixtures.attachments import attach_text
 from livecert.suite.fixtures.options import sweep_only as named_sweep_clauses
 from livecert.suite.fixtures.scene import Scene
 from livecert.suite.fixtures.workers import shared_folder
@@ -171,7 +172,7 @@ def _check_report(scene: Scene, report: OutcomeReport, facts: RunRecord, ledger:
     """Judge every settlement on its own clauses, attach the evidence table, record the counts,
     and fail with the broken clauses."""
     game = scene.game
-    allure.attach(
+    attach_text(
         rows_as_table(report.rows),
         name=f"settlements on {report.outcome}",
         attachment_type=allure.attachment_type.TEXT,
@@ -312,7 +313,7 @@ def measured_equals_theory(
                 [RTP_DUTY], f"{selection.code} returns {_percent(measured)} as in theory"
             )
     facts.write("rtp", game=scene.game, rolls=len(ledger.returned), rows=rows)
-    allure.attach(
+    attach_text(
         "\n".join(
             f"{r['code']} | {r['theoretical_percent']} | {r['measured_percent']}" for r in rows
         ),

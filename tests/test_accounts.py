@@ -130,6 +130,19 @@ def test_what_a_mapping_may_say_of_accounts(tmp_path: Path, change, problem: str
     assert any(problem in p for p in problems), problems
 
 
+def test_accounts_holding_a_byte_that_is_not_utf8_are_the_lab_s_to_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python reads such a byte in the environment as a lone surrogate, which no login could
+    carry: refused at load, naming the variable and the byte."""
+    monkeypatch.setenv("CASINO_ACCOUNTS", "alice:pw-\udcff")
+    problems = load_problems(tmp_path, _accounts)
+    assert (
+        "accounts: the environment variable CASINO_ACCOUNTS holds the byte 0xff, which is not "
+        "UTF-8: no request can carry it" in problems
+    ), problems
+
+
 def test_a_player_is_a_listed_account_and_its_balance_reads_as_the_scenario_asked(
     tmp_path: Path,
 ) -> None:

@@ -273,3 +273,19 @@ def test_a_check_quoting_a_lone_surrogate_keeps_its_evidence(tmp_path: Path) -> 
     attached = (tmp_path / "report" / "allure-results").glob("*-attachment.txt")
     said = [path.read_bytes().decode("utf-8") for path in attached]  # valid UTF-8
     assert any("no more bets\\ud800" in text for text in said)
+
+
+def test_a_credential_holding_a_byte_that_is_not_utf8_is_the_lab_s_to_fix(
+    capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    """Python reads such a byte of an argument or the environment as a lone surrogate: no
+    request could carry it, and the run would stop on an encoding error. certify refuses it at
+    once, naming the flag, its variable and the byte, and nothing of the token."""
+    status = main(
+        ["certify", "--target-url", "http://127.0.0.1:9", "--operator-token", "tok-\udc80-9",
+         "--dealer-token", "dl-token", "--no-html", "--report-dir", str(tmp_path / "r")]
+    )  # fmt: skip
+    said = capsys.readouterr().err
+    assert status == 3 and not (tmp_path / "r").exists()
+    assert "--operator-token (or LIVECERT_OPERATOR_TOKEN) holds the byte 0x80, which is" in said
+    assert "tok-" not in said

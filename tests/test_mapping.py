@@ -536,7 +536,13 @@ def test_an_id_holding_a_lone_surrogate_is_the_target_s_error_when_sent_back(
             "method": "POST", "path": "/close", "form": {"round": "${round_id}"},
         }  # fmt: skip
 
-    for change in (None, by_query):
+    def by_header(data: dict) -> None:  # the round's id sent back in a header only
+        for operation, path in (("get_round", "/round"), ("close_betting", "/close")):
+            data["operations"][operation]["request"] = {
+                "method": "POST", "path": path, "headers": {"X-Round": "${round_id}"},
+            }  # fmt: skip
+
+    for change in (None, by_query, by_header):
         with scripted(script) as (url, seen):
             adapter = adapter_for(tmp_path, url, change)
             shown = adapter.open_round("t1")
@@ -544,10 +550,45 @@ def test_an_id_holding_a_lone_surrogate_is_the_target_s_error_when_sent_back(
             for action in (adapter.get_round, adapter.close_betting):
                 with pytest.raises(TargetError) as raised:
                     action(shown.round_id)
-                assert "would carry \\ud800, a lone surrogate" in str(raised.value)
-                if action == adapter.get_round:  # the request as it would go, shown visibly
+                assert "would carry \\ud800" in str(raised.value)
+                if change is by_header:
+                    assert "header X-Round would carry \\ud800" in str(raised.value)
+                elif action == adapter.get_round:  # the request as it would go, shown visibly
                     assert "r1\\ud800" in str(raised.value)
         assert len(seen) == 1  # the round opened; nothing was sent back
+
+
+def test_an_id_a_header_cannot_carry_is_the_target_s_error_when_sent_back(tmp_path: Path) -> None:
+    """A round's id past Latin-1, which a header cannot carry (it stopped the run with requests'
+    own encoding error): the target's error naming the header and the character."""
+
+    def script(request: Seen):
+        return 200, {}, {**a_round(), "id": "r-\u5f20"}
+
+    def by_header(data: dict) -> None:
+        data["operations"]["get_round"]["request"]["headers"] = {"X-Round": "${round_id}"}
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, by_header)
+        shown = adapter.open_round("t1")
+        with pytest.raises(TargetError, match="header X-Round would carry \u5f20, which a header"):
+            adapter.get_round(shown.round_id)
+    assert len(seen) == 1
+
+
+def test_a_variable_holding_a_byte_that_is_not_utf8_is_the_lab_s_to_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python reads a byte that is not UTF-8 in the environment as a lone surrogate: a request
+    could not carry it, and the run would name it the target's. The file is refused at load,
+    naming the variable and the byte."""
+    monkeypatch.setenv("TEST_API_KEY", "s3cret-\udc80")
+    with pytest.raises(MappingError) as raised:
+        load_mapping(mapping_file(tmp_path))
+    assert raised.value.problems == [
+        "variables.api_key: the environment variable TEST_API_KEY holds the byte 0x80, which is "
+        "not UTF-8: no request can carry it"
+    ]
 
 
 def test_selections_translate_both_ways_and_a_missing_one_is_not_offered(tmp_path: Path) -> None:
@@ -1862,6 +1903,33 @@ def test_a_failing_lab_command_is_a_target_error_naming_it(tmp_path: Path) -> No
         with pytest.raises(TargetError, match="exited 1: 'no such database"):
             adapter.create_player(Decimal("25.00"))
     assert seen == []  # the login was never tried
+
+
+@pytest.mark.parametrize("odd", ["\\u0000", "\\ud800"])
+def test_a_captured_value_no_command_line_can_hold_is_a_target_error(
+    tmp_path: Path, odd: str
+) -> None:
+    """A command's output (JSON) gives a value holding a NUL or a lone surrogate, which the next
+    command is given: no command line can hold either. It stopped the run with the harness's
+    own ValueError; it is a target error naming the command."""
+
+    def chained(data: dict) -> None:
+        _provisioned(data)
+        written = '{"user": "u' + odd + '"}'  # JSON's escape, as the command prints it
+        first = f"import sys; sys.stdout.write({written!r})"
+        data["operations"]["create_player"]["before"] = [
+            {"command": [sys.executable, "-c", first], "capture": {"user": "user"}},
+            {
+                "command": ["echo", "${captured.user}"],
+                "capture": {"user": "user", "password": "password"},
+            },
+        ]
+
+    with scripted(lambda _: (200, {}, {})) as (url, seen):
+        adapter = adapter_for(tmp_path, url, chained)
+        with pytest.raises(TargetError, match=r"its set-up command .*echo.* cannot be run"):
+            adapter.create_player(Decimal("25.00"))
+    assert seen == []
 
 
 def test_a_secret_capture_must_be_one_of_the_commands_captures(tmp_path: Path) -> None:

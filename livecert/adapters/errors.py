@@ -1,5 +1,7 @@
 """What can go wrong talking to a target, as narrow exceptions the steps and reports tell apart."""
 
+from collections.abc import Callable, Mapping
+
 from livecert.target_text import first_lone_surrogate, visible
 
 
@@ -97,6 +99,16 @@ class MappingAnswerError(AdapterError):
 HEADER_CANNOT_CARRY = "\r\n\0"  # besides any character past Latin-1
 
 
+def _header_cannot_carry(text: str) -> str | None:
+    """The first character of `text` a header cannot carry (a lone surrogate, a character past
+    Latin-1, a line break or a NUL), or None."""
+    if text.isascii() and not any(c in text for c in HEADER_CANNOT_CARRY):
+        return None
+    return first_lone_surrogate(text) or next(
+        (c for c in text if ord(c) > 0xFF or c in HEADER_CANNOT_CARRY), None
+    )
+
+
 def check_token(token: str, operation: str, in_header: bool) -> None:
     """A TargetError where a player's token the target gave cannot be used. A lone surrogate
     (JSON's "\\ud800") is not valid Unicode and can be sent nowhere; a header (the canonical
@@ -106,23 +118,40 @@ def check_token(token: str, operation: str, in_header: bool) -> None:
         problem = f"the player's token holds {visible(bad)}, a lone surrogate: not valid Unicode"
         raise TargetError(operation, problem)
     if in_header:
-        bad = next((c for c in token if ord(c) > 0xFF or c in HEADER_CANNOT_CARRY), None)
+        bad = _header_cannot_carry(token)
         if bad is not None:
             problem = f"the player's token holds {visible(bad)}, which a header cannot carry"
             raise TargetError(operation, f"{problem} (it is sent back in Authorization)")
 
 
-def check_sendable(operation: str, request_line: str, *parts: object) -> None:
-    """A TargetError where a request would carry a lone surrogate (JSON's "\\ud800", which
-    Python's reader keeps): not valid Unicode, so no URL, header or form can carry it, and
-    sending would stop the run on an encoding error, as the harness's fault. Only a value the
-    target gave can hold one (an id, a cursor, a captured value sent back): the harness makes
-    none, and a mapping file holding one is refused when it is read."""
+def check_sendable(
+    operation: str,
+    request_line: Callable[[], str],
+    *parts: object,
+    headers: Mapping[str, object] | None = None,
+) -> None:
+    """A TargetError where a request would carry what no request can: a lone surrogate (JSON's
+    "\\ud800", which Python's reader keeps) in its URL, query, form or headers, not valid
+    Unicode; or, in a header, a character past Latin-1 or a line break. Sending would stop the
+    run on an encoding error, as the harness's fault. Only a value the target gave can hold one
+    (an id, a cursor, a captured value sent back): the harness makes none, and a mapping file or
+    a lab's setting holding one is refused when it is read. `request_line` (what the error
+    shows) is made only then. Only the character is named: a header may hold a secret."""
+    problem = None
     for part in parts:
         if isinstance(part, str) and (bad := first_lone_surrogate(part)) is not None:
-            raise TargetError(
-                operation,
+            problem = (
                 f"the request would carry {visible(bad)}, a lone surrogate in a value the target "
-                "gave (an id, sent back): not valid Unicode, so no request can carry it",
-                visible(request_line),
+                "gave (an id, sent back): not valid Unicode, so no request can carry it"
             )
+            break
+    for name, value in (headers or {}).items() if problem is None else ():
+        bad = _header_cannot_carry(str(value))
+        if bad is not None:
+            problem = (
+                f"the request's header {visible(name)} would carry {visible(bad)}, which a header "
+                "cannot carry (a value the target gave)"
+            )
+            break
+    if problem is not None:
+        raise TargetError(operation, problem, visible(request_line()))

@@ -131,7 +131,8 @@ class HttpAdapter:
         if raw is not None:
             data = raw
             headers["Content-Type"] = content_type
-        check_sendable(operation, f"{method} {url}", url, *(params or {}).values())
+        asked = "".join(f"&{k}={v}" for k, v in (params or {}).items()).replace("&", "?", 1)
+        check_sendable(operation, lambda: f"{method} {url}{asked}", url, *(params or {}).values())
         full_url = url if not params else requests.Request("GET", url, params=params).prepare().url
         response, _ = send_recorded(
             lambda deadline: self._session.request(

@@ -57,7 +57,7 @@ class LostSlips:
         self.close()
         path = f"/v1/rounds/{round_id}/bets"
         operation = f"place {len(slip['bets'])} bet(s), the answer lost on the way"
-        check_sendable(operation, f"POST {self.base_url}{path}", path)
+        check_sendable(operation, lambda: f"POST {self.base_url}{path}", path)
         session = self.session
         rate = self.bounds.rate
         if rate is not None and not rate.wait(self.bounds.run_left()):

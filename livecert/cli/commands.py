@@ -40,6 +40,22 @@ if TYPE_CHECKING:  # certify's options, imported by the command that runs
     from livecert.certify.runner import CertifyOptions
 
 
+def _not_utf8_setting(args: argparse.Namespace) -> str | None:
+    """The target's URL or a credential holding a byte that is not UTF-8, named with its flag
+    and environment variable (no request can carry it: said here, not as the target's error)."""
+    from livecert.target_text import not_utf8
+
+    for flag, variable in (
+        ("target_url", "LIVECERT_TARGET_URL"),
+        ("operator_token", "LIVECERT_OPERATOR_TOKEN"),
+        ("dealer_token", "LIVECERT_DEALER_TOKEN"),
+    ):
+        value = getattr(args, flag, None)
+        if isinstance(value, str) and (bad := not_utf8(value)) is not None:
+            return f"--{flag.replace('_', '-')} (or {variable}) {bad}"
+    return None
+
+
 def _usage(command: str, message: str) -> int:
     print(f"livecert {command}: {message}", file=sys.stderr)
     return USAGE_ERROR
@@ -117,6 +133,8 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
         )
     problem = hook_problem(args.restart_hook, lab_target=bool(drives_own_target))
     if problem:
+        return _usage("certify", problem)
+    if problem := _not_utf8_setting(args):
         return _usage("certify", problem)
     if args.target_url and _uses_contract(args) and not (args.operator_token and args.dealer_token):
         return _usage(

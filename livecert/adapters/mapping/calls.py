@@ -27,6 +27,7 @@ from livecert.adapters.mapping.sessions import Forced, Sessions
 from livecert.adapters.mapping.template import Filter, TemplateError, dump_json, render
 from livecert.adapters.mapping.wire_money import WireMoneyError
 from livecert.adapters.transport import send_recorded
+from livecert.target_text import visible
 
 
 def _form_value(value: Any) -> str:
@@ -165,6 +166,10 @@ class Calls:
         started = time.monotonic()
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=deadline)
+        except ValueError as error:  # a NUL or a lone surrogate (a captured value) in it
+            raise TargetError(
+                operation, f"its set-up command {visible(shown)} cannot be run: {error}"
+            ) from None
         except subprocess.TimeoutExpired as error:
             kind = RunCut if cut else TargetError
             why = "the run was cut by --max-duration" if cut else str(error)
@@ -222,14 +227,21 @@ class Calls:
             form = render(spec["form"], context, self.filters) if "form" in spec else {}
         except (TemplateError, WireMoneyError, TypeError, ValueError) as error:
             raise MappingError(self.mapping.source, [f"{operation}: {error}"]) from None
-        asked = "&".join(f"{k}={_form_value(v)}" for k, v in query.items())  # as it would go
+        headers = {k: _form_value(v) for k, v in headers.items()}
+
+        def request_line() -> str:  # as it would go, secrets masked
+            asked = "&".join(f"{k}={_form_value(v)}" for k, v in query.items())
+            line = f"{spec['method']} {self.sessions.masked(self.base_url + str(path))}"
+            return line + (f"?{self.sessions.masked(asked)}" if asked else "")
+
+        sent = (*query.items(), *form.items())
         check_sendable(
             operation,
-            f"{spec['method']} {self.sessions.masked(self.base_url + str(path))}"
-            + (f"?{self.sessions.masked(asked)}" if asked else ""),
+            request_line,
             str(path),
-            *(_form_value(v) for v in (*query.values(), *form.values(), *headers.values())),
-            *(str(k) for k in (*query, *form, *headers)),
+            *(str(k) for k, _ in sent),
+            *(_form_value(v) for _, v in sent),
+            headers=headers,
         )
         try:
             body, content_type = None, None
@@ -241,7 +253,6 @@ class Calls:
                 content_type = "application/x-www-form-urlencoded"
         except (TemplateError, WireMoneyError, TypeError, ValueError) as error:
             raise MappingError(self.mapping.source, [f"{operation}: {error}"]) from None
-        headers = {k: _form_value(v) for k, v in headers.items()}
         if content_type:
             headers["Content-Type"] = content_type
         url = self.base_url + path

@@ -23,7 +23,7 @@ from livecert.adapters.mapping.schema import MAPPING_SCHEMA
 from livecert.adapters.mapping.selections import SelectionTable
 from livecert.adapters.mapping.stream_spec import stream_problems
 from livecert.adapters.model import limits_from
-from livecert.target_text import has_lone_surrogate, visible
+from livecert.target_text import has_lone_surrogate, not_utf8, visible
 
 REQUIRED_OPERATIONS = ("create_player", "create_table", "balance")
 # what the harness needs each of them to read from its answer
@@ -405,6 +405,8 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
         value = environ.get(spec["env"], spec.get("default"))
         if value is None:
             problems.append(f"variables.{name}: the environment variable {spec['env']} is not set")
+        elif (bad := not_utf8(value)) is not None:
+            problems.append(f"variables.{name}: the environment variable {spec['env']} {bad}")
         else:
             variables[name] = value
     if problems:
@@ -422,6 +424,9 @@ def _accounts(spec: dict, environ: dict[str, str], problems: list[str]) -> list[
             f"accounts: the environment variable {spec['env']} is not set (the accounts the "
             "run may use, as user:password separated by commas)"
         )
+        return []
+    if (bad := not_utf8(text)) is not None:
+        problems.append(f"accounts: the environment variable {spec['env']} {bad}")
         return []
     try:
         return parse_accounts(text, f"accounts: the environment variable {spec['env']}")

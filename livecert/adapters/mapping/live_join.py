@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from livecert.adapters.errors import TargetError
+from livecert.adapters.errors import TargetError, check_sendable
 from livecert.adapters.evidence import (
     ACKNOWLEDGED,
     EMITTED,
@@ -132,9 +132,16 @@ class StreamJoins:
             spec = self.spec.get(side, {})
             context = self.calls.context(values)
             headers = {k: str(v) for k, v in self._render(spec.get("headers", {}), context).items()}
+            query = self._render(spec["query"], context) if spec.get("query") else {}
+            check_sendable(
+                f"joining the stream {name}",
+                lambda: f"{SECRETS.mask(self.url)} (its query and headers)",
+                *(str(part) for pair in query.items() for part in pair),
+                headers=headers,
+            )
             url = self.url
-            if spec.get("query"):
-                url += "?" + urlencode(self._render(spec["query"], context))
+            if query:
+                url += "?" + urlencode(query)
             stream: SocketIOStream | WebSocketStream
             auth = None
             if self.spec["protocol"] == "socketio":
