@@ -100,13 +100,11 @@ HEADER_CANNOT_CARRY = "\r\n\0"  # besides any character past Latin-1
 
 
 def _header_cannot_carry(text: str) -> str | None:
-    """The first character of `text` a header cannot carry (a lone surrogate, a character past
-    Latin-1, a line break or a NUL), or None."""
+    """The first character of `text` a header cannot carry (past Latin-1, a lone surrogate
+    among them; a line break or a NUL), or None."""
     if text.isascii() and not any(c in text for c in HEADER_CANNOT_CARRY):
         return None
-    return first_lone_surrogate(text) or next(
-        (c for c in text if ord(c) > 0xFF or c in HEADER_CANNOT_CARRY), None
-    )
+    return next((c for c in text if ord(c) > 0xFF or c in HEADER_CANNOT_CARRY), None)
 
 
 def check_token(token: str, operation: str, in_header: bool) -> None:
@@ -137,21 +135,19 @@ def check_sendable(
     (an id, a cursor, a captured value sent back): the harness makes none, and a mapping file or
     a lab's setting holding one is refused when it is read. `request_line` (what the error
     shows) is made only then. Only the character is named: a header may hold a secret."""
-    problem = None
     for part in parts:
         if isinstance(part, str) and (bad := first_lone_surrogate(part)) is not None:
-            problem = (
+            raise TargetError(
+                operation,
                 f"the request would carry {visible(bad)}, a lone surrogate in a value the target "
-                "gave (an id, sent back): not valid Unicode, so no request can carry it"
+                "gave (an id, sent back): not valid Unicode, so no request can carry it",
+                visible(request_line()),
             )
-            break
-    for name, value in (headers or {}).items() if problem is None else ():
-        bad = _header_cannot_carry(str(value))
-        if bad is not None:
-            problem = (
+    for name, value in (headers or {}).items():
+        if (bad := _header_cannot_carry(str(value))) is not None:
+            raise TargetError(
+                operation,
                 f"the request's header {visible(name)} would carry {visible(bad)}, which a header "
-                "cannot carry (a value the target gave)"
+                "cannot carry (a value the target gave)",
+                visible(request_line()),
             )
-            break
-    if problem is not None:
-        raise TargetError(operation, problem, visible(request_line()))

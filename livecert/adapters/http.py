@@ -131,8 +131,12 @@ class HttpAdapter:
         if raw is not None:
             data = raw
             headers["Content-Type"] = content_type
-        asked = "".join(f"&{k}={v}" for k, v in (params or {}).items()).replace("&", "?", 1)
-        check_sendable(operation, lambda: f"{method} {url}{asked}", url, *(params or {}).values())
+
+        def request_line() -> str:  # made only for an error: the request as it would go
+            asked = "&".join(f"{k}={v}" for k, v in (params or {}).items())
+            return f"{method} {url}" + (f"?{asked}" if asked else "")
+
+        check_sendable(operation, request_line, url, *(params or {}).values())
         full_url = url if not params else requests.Request("GET", url, params=params).prepare().url
         response, _ = send_recorded(
             lambda deadline: self._session.request(
