@@ -95,6 +95,7 @@ def _actions(
 ) -> dict[str, Callable[[TargetAdapter, PlayerHandle], object]]:
     game, round_id = scene.game, scene.round.round_id
     code = paytable(game).selections[0].code
+    stake = scene.inside_limits(Decimal("1.00"))  # refused for the role, never for the limits
 
     def enter_result(a: TargetAdapter, _: PlayerHandle) -> object:
         return a.enter_result(round_id, DEFAULT_RESULT[game])
@@ -113,7 +114,7 @@ def _actions(
         "enter the result": enter_result,
         "pause the round": lambda a, _: a.dealer_action(round_id, "pause", "access check"),
         "cancel the round": lambda a, _: a.dealer_action(round_id, "cancel", "access check"),
-        "bet on the round": lambda a, h: a.place_bets(h, round_id, [(code, Decimal("1.00"))]),
+        "bet on the round": lambda a, h: a.place_bets(h, round_id, [(code, stake)]),
         "read a balance": lambda a, h: a.balance(h),
         "see the player's bets in the round": see_bets,
     }

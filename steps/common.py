@@ -141,13 +141,16 @@ def _check_settlement(
     if scene.outcome is None:
         raise HarnessError("the scenario checks a settlement but entered no result")
     info = scene.target.info
-    oracle = scene.expected(placed)
-    if (oracle.outcome, oracle.win) != (outcome, win):
+    written = scene.expected(placed, as_written=True)
+    if (written.outcome, written.win) != (outcome, win):
         disagree(
             f"the feature expects {label} to {outcome} {win} on {scene.outcome}, the oracle says "
-            f"{oracle.outcome} {oracle.win}: fix the feature or the paytable"
+            f"{written.outcome} {written.win}: fix the feature or the paytable"
         )
-        outcome, win = oracle.outcome, oracle.win  # under a rule profile: the profile's amount
+    # the oracle's amount at the stake bet: the feature's where they agree and it bet its own
+    # stake; under a rule profile the profile's; for a stake's twin, the twin's
+    oracle = scene.expected(placed)
+    outcome, win = oracle.outcome, oracle.win
     paid_by = (*oracle.clauses, SETTLE_DUTY)
     actual = scene.shown_bet(placed, (*_settles_as_usual(scene), SETTLE_DUTY))
     returned = (
@@ -214,13 +217,14 @@ def bet_refunded(scene: Scene, label: str) -> None:
 
 
 def _oracle_balance(scene: Scene, player: str) -> Decimal | None:
-    """The balance the oracle expects after a settled round, to catch a feature's typo."""
+    """The balance the oracle expects after a settled round at the feature's stakes, to catch
+    a feature's typo."""
     if scene.outcome is None or scene.round is None or scene.round.state != "settled":
         return None
     balance = scene.starting_balances[player]
     for placed in (b for b in scene.bets if b.player == player):
-        expected = scene.expected(placed)
-        balance += expected.returned - placed.stake
+        expected = scene.expected(placed, as_written=True)
+        balance += expected.returned - expected.stake
     return balance
 
 
@@ -232,6 +236,7 @@ def _check_balance(scene: Scene, player: str, amount: str) -> None:
     if oracle is not None and oracle != Decimal(amount):
         disagree(f"the feature expects {player}'s balance of {amount}, the oracle {oracle}")
         amount = str(oracle)  # under a rule profile: the profile's amount
+    amount = str(Decimal(amount) + scene.twin_shift(player))  # where twins of stakes were bet
     mine = [b for b in scene.bets if b.player == player]
     actual = scene.adapter.balance(scene.player(player))
     returned = Decimal(0)
@@ -327,17 +332,21 @@ def balance_is(scene: Scene, amount: str) -> None:
 def bet_wins_rounded(scene: Scene, label: str, exact: str) -> None:
     placed = scene.bet(label)
     info = scene.target.info
-    oracle = scene.expected(placed)
-    if oracle.outcome != "win" or oracle.exact_win != Fraction(exact):
+    written = scene.expected(placed, as_written=True)
+    if written.outcome != "win" or written.exact_win != Fraction(exact):
         disagree(
-            f"the feature says {label} wins {exact} exactly, the oracle says {oracle.outcome} "
-            f"{oracle.exact_win}"
+            f"the feature says {label} wins {exact} exactly, the oracle says {written.outcome} "
+            f"{written.exact_win}"
         )
-        if oracle.outcome != "win":  # the example is about rounding a win there is none of
+        if written.outcome != "win":  # the example is about rounding a win there is none of
             profile = under_a_profile()
             pytest.skip(f"not testable under the rule profile {profile}: {label} does not win")
-        exact = str(oracle.exact_win)  # under a rule profile: the profile's exact win
-    win = round_to_minor(Fraction(exact), info.minor_unit, info.rounding)
+    # the balance step quotes the feature's stake: its rounded win; the target is judged at
+    # the stake bet (a twin's exact win has the same fraction of a minor unit)
+    scene.rounded_win = round_to_minor(written.exact_win, info.minor_unit, info.rounding)
+    oracle = scene.expected(placed)
+    exact = str(Decimal(oracle.exact_win.numerator) / oracle.exact_win.denominator)
+    win = round_to_minor(oracle.exact_win, info.minor_unit, info.rounding)
     actual = scene.shown_bet(placed, (*oracle.clauses, SETTLE_DUTY))
     attach_text(
         f"stake {placed.stake}, exact win {exact}, declared rounding {info.rounding!r} to "
@@ -346,7 +355,6 @@ def bet_wins_rounded(scene: Scene, label: str, exact: str) -> None:
         name="rounding",
         attachment_type=allure.attachment_type.TEXT,
     )
-    scene.rounded_win = win
     scene.checks.check(
         (actual.outcome, actual.win, actual.returned) == ("win", win, placed.stake + win),
         (*oracle.clauses, SETTLE_DUTY),

@@ -95,7 +95,8 @@ def _try_every_probe(scene: Scene, attempt: Callable[[Scene, Probe], Tried]) -> 
     failures, lines = [], []
     for probe in scene.limit_probes:
         before = scene.adapter.balance(scene.player())
-        settled, refused = attempt(scene, probe)
+        with scene.adapter.beyond_limits():  # the probes' stakes are at and beyond them
+            settled, refused = attempt(scene, probe)
         lines.append(f"{probe.describe()}: {'refused: ' + str(refused) if refused else 'taken'}")
         if not probe.take:
             after = scene.adapter.balance(scene.player())

@@ -155,6 +155,7 @@ def bet_on_everything(
     pool played ahead for this scenario's outcome (its requests and answers, the same)."""
     scene.game = GAME_NAMES[name]
     outcome = _example_outcome(request.node, scene.game)
+    stake = str(scene.twin(Decimal(stake), "bet on every selection"))  # the sweep checks its own
     pool = _pool(scene, request, sweep_pools, Decimal(stake), sweep_only) if outcome else None
     if pool is not None and outcome is not None:
         scene.played_round = pool.round_of(outcome)

@@ -39,6 +39,7 @@ class EmbeddedServer:
     without: tuple[str, ...] = ()  # capabilities the server is told not to declare
     db_path: Path | None = None  # keep the database elsewhere (to restart on it); else a temp dir
     drawn_rounds: int = 0  # rounds of the drawn tables (drawn-sicbo, drawn-xocdia); 0: none
+    table_limits: str | None = None  # `livecert serve --table-limits`; None: its default
     shaker_seed: int | None = None  # their shaker's seed; None: the server picks one
     port: int | None = None
     startup_timeout: float = 30.0
@@ -98,6 +99,8 @@ class EmbeddedServer:
             command += ["--rounding", self.rounding]
         for capability in self.without:
             command += ["--without-capability", capability]
+        if self.table_limits:
+            command += ["--table-limits", self.table_limits]
         if self.drawn_rounds:
             command += ["--drawn-rounds", str(self.drawn_rounds)]
         if self.shaker_seed is not None:

@@ -33,7 +33,7 @@ from hypothesis.stateful import (
 
 from livecert.adapters.base import TargetAdapter
 from livecert.adapters.errors import Refused, TargetError
-from livecert.adapters.model import PlayerHandle, TargetInfo
+from livecert.adapters.model import PlayerHandle, TableLimits, TargetInfo
 from livecert.contract import ContractViolation
 from livecert.harness.checks import CheckLedger
 from livecert.harness.dealer import open_round
@@ -117,6 +117,18 @@ class MachineWorld:
         self.steps.append(f"{what}: refused unexpectedly ({refused}); the session goes on")
 
 
+def stake_range(limits: TableLimits | None, minor_unit: int) -> tuple[int, int]:
+    """The stakes the players draw, in minor units: a unit to 60 whole units (above a player's
+    start, so that some must be refused for the balance), inside the bet limits the table
+    declares (a stake beyond them would be refused for the limit, not the balance)."""
+    least, most = 1, 60 * 10**minor_unit
+    if limits is not None and limits.min_bet is not None:
+        least = max(least, int(limits.min_bet.scaleb(minor_unit)))
+    if limits is not None and limits.max_bet is not None:
+        most = min(most, int(limits.max_bet.scaleb(minor_unit)))
+    return least, max(least, most)
+
+
 def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
     def stops_at_first_failure(step: Callable[..., None]) -> Callable[..., None]:
         """The first failure ends the session: it is kept in `world.failure` and every later step
@@ -140,6 +152,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
     table = load_paytable(world.game)
     codes = [s.code for s in table.selections]
     outcomes = [tuple(o) for o in all_outcomes(table)]
+    least, most = stake_range(world.info.limits.get(world.game), world.info.minor_unit)
 
     class MoneyMachine(RuleBasedStateMachine):
         def __init__(self) -> None:
@@ -292,7 +305,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 st.tuples(
                     st.sampled_from(PLAYERS),
                     st.sampled_from(codes),
-                    st.integers(min_value=1, max_value=6000),
+                    st.integers(min_value=least, max_value=most),
                 ),
                 min_size=1,
                 max_size=4,
@@ -301,8 +314,8 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         @stops_at_first_failure
         def bets(self, slips: list[tuple[str, str, int]]) -> None:
             """A few players bet while the countdown runs (more bets than other steps)."""
-            for name, code, cents in slips:
-                self.bet(name, code, Decimal(cents) / 100)
+            for name, code, units in slips:
+                self.bet(name, code, Decimal(units).scaleb(-world.info.minor_unit))
 
         def room(self, name: str) -> Decimal:
             """What the player may stake: the balance expected, and, where the balance is read

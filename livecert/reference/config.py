@@ -40,6 +40,7 @@ class Config:
     currency: str = "EUR"
     faults: frozenset[str] = frozenset()
     without: frozenset[str] = frozenset()  # capabilities (or limits) not declared, for tests
+    table_limits: dict[str, int] = field(default_factory=lambda: dict(TABLE_LIMITS), hash=False)
     return_interrupted: bool = False  # cancel every unfinished round at start-up, stakes returned
     default_countdown_ms: int = DEFAULT_COUNTDOWN_MS
     clock: Callable[[], int] = field(default=wall_clock_ms, compare=False)

@@ -22,9 +22,10 @@ from livecert.reference.config import (
     DEFAULT_DEALER_TOKEN,
     DEFAULT_OPERATOR_TOKEN,
     NO_LIMITS,
+    TABLE_LIMITS,
     Config,
 )
-from livecert.reference.money import ROUNDING_MODES
+from livecert.reference.money import ROUNDING_MODES, MoneyError, format_amount, parse_amount
 
 USAGE_ERROR = 3  # livecert's exit status for a usage error (0, 1 and 2 are verdicts)
 
@@ -46,6 +47,28 @@ def _count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 0 or more")
     return value
+
+
+def _table_limits(text: str) -> dict[str, int]:
+    """`min_bet=1.00,max_bet=5000.00,max_slip=10000.00`: the table limits both games declare
+    and keep, in minor units (a limit not named keeps its default)."""
+    limits = dict(TABLE_LIMITS)
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, equals, amount = part.partition("=")
+        if not equals or name.strip() not in TABLE_LIMITS:
+            raise argparse.ArgumentTypeError(
+                f"{part!r} is not NAME=AMOUNT with NAME one of {', '.join(TABLE_LIMITS)}"
+            )
+        try:
+            limits[name.strip()] = parse_amount(amount.strip())
+        except MoneyError as error:
+            raise argparse.ArgumentTypeError(f"{name.strip()}: {error}") from None
+    if not limits["min_bet"] <= limits["max_bet"] <= limits["max_slip"]:
+        raise argparse.ArgumentTypeError(
+            "the limits must keep min_bet <= max_bet <= max_slip, not "
+            + ", ".join(f"{n} {format_amount(v)}" for n, v in limits.items())
+        )
+    return limits
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,6 +124,16 @@ def build_parser() -> argparse.ArgumentParser:
         choices=(*CAPABILITIES, NO_LIMITS),
         help="do not declare this capability in /v1/info (repeatable; to test a harness); "
         f"'{NO_LIMITS}': declare and keep no table limits",
+    )
+    parser.add_argument(
+        "--table-limits",
+        metavar="NAME=AMOUNT,...",
+        type=_table_limits,
+        default=None,
+        help="the table limits both games declare and keep, e.g. min_bet=1.00,max_bet=5000.00 "
+        "(names: min_bet, max_bet, max_slip; default "
+        + ", ".join(f"{n} {format_amount(v)}" for n, v in TABLE_LIMITS.items())
+        + ")",
     )
     parser.add_argument(
         "--return-interrupted-rounds",
@@ -215,6 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         currency=args.currency,
         faults=faults,
         without=frozenset(args.without_capability),
+        table_limits=args.table_limits or TABLE_LIMITS,
         return_interrupted=args.return_interrupted_rounds,
         drawn_rounds=args.drawn_rounds,
         shaker_seed=seed,

@@ -22,7 +22,6 @@ from livecert.reference.config import (
     CAPABILITIES,
     MAX_COUNTDOWN_MS,
     NO_LIMITS,
-    TABLE_LIMITS,
     Config,
 )
 from livecert.reference.drawn import fill_drawn_tables
@@ -139,7 +138,7 @@ class Service(Rounds, Settlement, Betting, Idempotency, Records, History, Player
     @property
     def limits(self) -> dict[str, int]:
         """The table limits in minor units (REG-LIMIT-01), or none when told to keep none."""
-        return {} if NO_LIMITS in self.config.without else TABLE_LIMITS
+        return {} if NO_LIMITS in self.config.without else self.config.table_limits
 
     @staticmethod
     def whoami(ident: Identity) -> Json:
