@@ -5,7 +5,10 @@ order the harness saw them.
   and the close came on one stream (so their order is the target's) or both carry the target's
   own time: SB-RND-01 / XD-RND-01 (bets only during the countdown) and REG-COMMIT-01. Only a
   bet's first acknowledgement counts (a re-send with its key is answered with the bet taken).
-- A Sic Bo result pushed before betting closed, on the same stream: REG-COMMIT-01.
+- A result pushed before betting closed, on the same stream (stream_rounds.py): in Sic Bo,
+  REG-COMMIT-01 and SB-RND-03; in Xoc Dia the round is void and each of its bets' settlements
+  must return exactly the stake (XD-VOID-01); in either, a bet acknowledged after the result
+  was shown fails REG-COMMIT-01 unless it is void and returned.
 - A settlement for a bet the player never had acknowledged, or for a round that never reported
   its result; a bet settled twice with other amounts: REG-SETTLE-01 and REG-MONEY-01. A
   settlement pushed twice alike is one settlement (the evidence keeps both).
@@ -15,10 +18,11 @@ order the harness saw them.
   where it was pushed after every one of them: REG-MONEY-01.
 
 What cannot be ordered or reconciled is not judged, and says which clauses it leaves open
-(`unjudged`): those clauses are then not proven by the stream, whatever else held.
+(`unjudged`): those clauses are then not proven by the stream, whatever else held. What only a
+settlement or a balance still on its way could settle is named in the verdict (`awaiting`,
+`awaiting_balance`), for the caller to wait for on the stream and judge again.
 """
 
-from dataclasses import dataclass, field
 from decimal import Decimal
 
 from livecert.adapters.errors import MappingAnswerError
@@ -30,42 +34,20 @@ from livecert.adapters.live_events import (
     SETTLED,
     LiveEvent,
 )
+from livecert.harness.round_clauses import COMMIT, SETTLE, WINDOW
+from livecert.harness.stream_rounds import (
+    StreamCheck,
+    StreamVerdict,
+    early_duties,
+    of,
+    ordered,
+    results_against_close,
+)
 from livecert.rules.paytable import Paytable, PaytableError
 from livecert.rules.settlement import OutcomeError, expected_settlement
 
-WINDOW = {"sicbo": "SB-RND-01", "xocdia": "XD-RND-01"}
-COMMIT, SETTLE, MONEY = "REG-COMMIT-01", "REG-SETTLE-01", "REG-MONEY-01"
-
-
-@dataclass(frozen=True)
-class StreamCheck:
-    """One check of a clause on the stream: held or not, and the messages it rests on."""
-
-    clauses: tuple[str, ...]
-    held: bool
-    what: str
-    seqs: tuple[int, ...] = ()
-
-
-@dataclass
-class StreamVerdict:
-    """The checks the stream allowed, and what it left unjudged with the clauses left open."""
-
-    checks: list[StreamCheck] = field(default_factory=list)
-    unjudged: list[tuple[tuple[str, ...], str]] = field(default_factory=list)
-
-    @property
-    def failed(self) -> list[StreamCheck]:
-        return [c for c in self.checks if not c.held]
-
-    @property
-    def open_clauses(self) -> set[str]:
-        """Clauses something left unjudged: not proven by this stream, whatever held."""
-        return {c for clauses, _ in self.unjudged for c in clauses}
-
-
-def _of(events: list[LiveEvent], kind: str, round_id: str | None) -> list[LiveEvent]:
-    return [e for e in events if e.kind == kind and e.round_id == round_id]
+MONEY = "REG-MONEY-01"
+__all__ = ["StreamCheck", "StreamVerdict", "judge_stream"]
 
 
 def _first_acks(events: list[LiveEvent]) -> dict[str, LiveEvent]:
@@ -80,15 +62,9 @@ def _acks_against_close(
 ) -> None:
     clauses = (WINDOW[game], COMMIT)
     for ack in acks.values():
-        closes = _of(events, BETTING_CLOSED, ack.round_id)
-        same = [c for c in closes if c.stream == ack.stream]
-        timed = [c for c in closes if c.server_time is not None and ack.server_time is not None]
-        if same:
-            late, seqs = same[0].seq < ack.seq, (same[0].seq, ack.seq)
-        elif timed:
-            late = timed[0].server_time < ack.server_time  # type: ignore[operator]
-            seqs = (timed[0].seq, ack.seq)
-        else:
+        closes = of(events, BETTING_CLOSED, ack.round_id)
+        order = ordered(ack, closes)
+        if order is None:
             why = (
                 "its acknowledgement and the close came on different streams without the "
                 "target's times"
@@ -99,33 +75,10 @@ def _acks_against_close(
                 (clauses, f"bet {ack.bet_id} of round {ack.round_id}: {why}, so not ordered")
             )
             continue
+        late, seqs = order
         when = "after" if late else "before"
         what = f"bet {ack.bet_id} was taken {when} betting on round {ack.round_id} closed"
         verdict.checks.append(StreamCheck(clauses, not late, what, seqs))
-
-
-def _results_against_close(events: list[LiveEvent], game: str, verdict: StreamVerdict) -> None:
-    for result in (e for e in events if e.kind == RESULT):
-        closes = [c for c in _of(events, BETTING_CLOSED, result.round_id)
-                  if c.stream == result.stream]  # fmt: skip
-        if not closes:
-            verdict.unjudged.append(
-                ((COMMIT,), f"the result of round {result.round_id}: no close on its stream")
-            )
-            continue
-        early = result.seq < closes[0].seq
-        if early and game == "xocdia":  # the bowl lifted early: the round is void (XD-VOID-01)
-            verdict.unjudged.append(
-                (
-                    (COMMIT,),
-                    f"round {result.round_id}'s tokens were shown before its close: "
-                    "a void round, judged by its refunds",
-                )
-            )
-            continue
-        when = "before" if early else "after"
-        what = f"the result of round {result.round_id} was pushed {when} its betting closed"
-        verdict.checks.append(StreamCheck((COMMIT,), not early, what, (closes[0].seq, result.seq)))
 
 
 def _settlements(
@@ -187,6 +140,7 @@ def _settlements(
         )  # fmt: skip
     for bet_id, ack in acks.items():
         if bet_id not in once and ack.round_id in resulted:
+            verdict.awaiting.add(ack.round_id or "")
             verdict.unjudged.append(
                 ((SETTLE, MONEY), f"bet {bet_id}: its round's result came, its settlement not")
             )
@@ -209,13 +163,15 @@ def _outcome(result: object, shown: LiveEvent) -> tuple:
 def _payouts(
     once: dict[str, LiveEvent], acks: dict[str, LiveEvent], events: list[LiveEvent],
     paytable: Paytable, minor_unit: int, rounding: str, verdict: StreamVerdict,
+    returned_instead: set[str],
 ) -> None:  # fmt: skip
-    """Each settlement against the oracle, on the bet as acknowledged and its round's result."""
+    """Each settlement against the oracle, on the bet as acknowledged and its round's result
+    (but those `returned_instead`: a void round's, or taken after the result was shown)."""
     results = {e.round_id: e for e in events if e.kind == RESULT}
     for bet_id, settled in once.items():
         ack = acks.get(bet_id)
-        if ack is None:
-            continue  # a bet never taken: failed above, no payout of it proves anything
+        if ack is None or bet_id in returned_instead:
+            continue  # never taken (failed above), or judged on its return of the stake
         shown = results.get(ack.round_id)
         if shown is None:
             continue  # judged above: a settlement with no result
@@ -260,16 +216,25 @@ def _balances(
 ) -> None:  # fmt: skip
     """The last balance pushed on a player's stream against its start, less every stake taken,
     plus every return settled: judged only where every bet taken has its settlement and the
-    balance came after all of them (one pushed between settlements is evidence only)."""
+    balance came after all of them (one pushed between settlements is evidence only). A balance
+    after settlements still to come (their rounds' results came) is awaited; where the stream
+    pushed no balance yet, only together with those settlements."""
+    resulted = {e.round_id for e in events if e.kind == RESULT}
     for stream, opening in start.items():
         own = [a for a in acks.values() if a.stream == stream]
         balances = [e for e in events if e.stream == stream and e.kind == BALANCE]
-        if not balances:
-            continue
-        last = balances[-1]
         settled = [once[a.bet_id or ""] for a in own if (a.bet_id or "") in once]
         latest = max((e.seq for e in [*own, *settled]), default=0)
-        if len(settled) < len(own) or last.seq < latest:
+        unsettled = [a for a in own if (a.bet_id or "") not in once]
+        may_come = all(a.round_id in resulted for a in unsettled)  # each settlement may come
+        if not balances:
+            if unsettled and may_come:
+                verdict.awaiting_balance[stream] = latest
+            continue
+        last = balances[-1]
+        if unsettled or last.seq < latest:
+            if may_come:
+                verdict.awaiting_balance[stream] = latest
             verdict.unjudged.append(
                 ((MONEY,), f"stream {stream}: no balance pushed after every bet and settlement")
             )
@@ -299,8 +264,9 @@ def judge_stream(
     acks = _first_acks(events)
     players = set(start) if start else {a.stream for a in acks.values()}
     _acks_against_close(acks, events, paytable.game, verdict)
-    _results_against_close(events, paytable.game, verdict)
+    early = results_against_close(events, paytable.game, verdict)
     once = _settlements(events, acks, players, verdict)
-    _payouts(once, acks, events, paytable, minor_unit, rounding, verdict)
+    returned_instead = early_duties(acks, events, early, once, paytable.game, verdict)
+    _payouts(once, acks, events, paytable, minor_unit, rounding, verdict, returned_instead)
     _balances(events, acks, once, start or {}, verdict)
     return verdict

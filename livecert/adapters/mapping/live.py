@@ -132,11 +132,21 @@ class LiveTable(StreamJoins):
 
     # -- the operations ------------------------------------------------------------------------
 
-    def next_round(self, table_id: str, game: str | None, known: frozenset[str]) -> RoundView:
-        """The next round the table opens that the run has not met (a round opened before the
-        table's stream was joined is never taken: its betting may be nearly over)."""
+    def joined_mark(self, table_id: str, game: str | None) -> int:
+        """The table's stream joined (once), and where its log is now: a wait for a round that
+        a hook is about to open starts here, so the hook's round is not missed."""
+        self.table_stream(table_id, game)
+        return self.log.last_seq
+
+    def next_round(
+        self, table_id: str, game: str | None, known: frozenset[str], after: int | None = None
+    ) -> RoundView:
+        """The next round the table opens that the run has not met since `after` (the stream's
+        log mark, taken by `joined_mark` before a hook that opens it; by default now: a round
+        opened before the table's stream was joined is never taken, its betting may be nearly
+        over)."""
         stream = self.table_stream(table_id, game)
-        after = self.log.last_seq
+        after = self.log.last_seq if after is None else after
         values = {"table_id": table_id, "game": game}
 
         def new_here(fields: dict) -> bool:
@@ -221,10 +231,12 @@ class LiveTable(StreamJoins):
                 "forcing did not reach the table, so its settlements say nothing of the paytable",
             )
 
-    def _await_settlements(self, known: _Round, values: dict) -> None:
-        """Wait (up to the settle time in all) for each acknowledged bet's settlement on its
-        player's stream; one never pushed is left for the checks to find."""
-        deadline = time.monotonic() + self.settle
+    def _await_settlements(
+        self, known: _Round, values: dict, deadline: float | None = None
+    ) -> None:
+        """Wait (up to the settle time in all, or until `deadline`) for each acknowledged bet's
+        settlement on its player's stream; one never pushed is left for the checks to find."""
+        deadline = time.monotonic() + self.settle if deadline is None else deadline
         for player_id, bets in list(known.bets.items()):
             stream = player_stream_name(player_id)
             joined = self._joined.get(stream)
@@ -249,6 +261,34 @@ class LiveTable(StreamJoins):
                     return  # the rest are judged as the stream showed them
                 wanted.discard(str(fields.get("bet_id")))
                 after = message.seq
+
+    def await_pushes(self, rounds: set[str], balances: dict[str, int]) -> None:
+        """What the stream judge awaits, up to the settle time in all: the settlements of
+        `rounds` (as after a result), then on each player's stream of `balances` a balance
+        pushed after its last settlement (and after the seq named). What does not come (a
+        stream that dropped or said an error meanwhile included) is judged as it was shown."""
+        deadline = time.monotonic() + self.settle
+        try:
+            for round_id in sorted(rounds):
+                known = self._rounds.get(round_id)
+                if known is not None and "settled" in self.events:
+                    values = {"round_id": round_id, "game": known.game}
+                    self._await_settlements(known, values, deadline)
+            for stream, after in balances.items():
+                joined = self._joined.get(stream)
+                left = deadline - time.monotonic()
+                if "balance" not in self.events or left <= 0:
+                    return
+                if joined is None or joined.stream is None or self.log.is_broken(stream):
+                    continue
+                values = {"game": joined.game}
+                for message in self.log.since(after, stream):
+                    if self._read("settled", message, values) is not None:
+                        after = message.seq
+                what = f"a balance on {stream}"
+                self._wait(stream, "balance", what, after, lambda _: True, values, left)
+        except TargetError:  # StreamTimeout included: nothing more came in time
+            return
 
     def view(self, round_id: str) -> RoundView:
         """The round as the stream has shown it so far."""

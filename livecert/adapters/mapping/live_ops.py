@@ -33,6 +33,12 @@ class LiveOperations:
         """The live table's messages since `stream_mark` said `after`, read as events."""
         return [] if self._live is None else self._live.events_since(after)
 
+    def stream_wait(self, rounds: set[str], balances: dict[str, int]) -> None:
+        """Wait, up to the mapping's `settle_ms` in all, for what the stream judge awaits: the
+        settlements of `rounds`, then a balance pushed after them on each stream named."""
+        if self._live is not None:
+            self._live.await_pushes(rounds, balances)
+
     def stream_name(self, player: PlayerHandle) -> str:
         """The name of the player's own stream in those events."""
         return player_stream_name(player.player_id)
@@ -53,11 +59,17 @@ class LiveOperations:
         the message its `wait` names, on the table's stream."""
         spec = self.mapping.operation(name) or {}
         live = self._stream_of(operation)
-        self._calls.hooks(operation, spec, "before", values)
+        if "table_id" not in values and (spec.get("before") or spec.get("then")):
+            # its round's table, for a hook naming it (names.WAIT_CONTEXT)
+            values = {**values, "table_id": live.view(values["round_id"]).table_id}
         event = spec["wait"]["event"]
+        mark = None
+        if event == "round_opened":  # joined before a hook that opens the round, or it is missed
+            mark = live.joined_mark(values["table_id"], values.get("game"))
+        self._calls.hooks(operation, spec, "before", values)
         if event == "round_opened":
             known = frozenset(self._reader.rounds_seen)
-            view = live.next_round(values["table_id"], values.get("game"), known)
+            view = live.next_round(values["table_id"], values.get("game"), known, mark)
         elif event == "betting_closed":
             view = live.closed(values["round_id"])
         else:
