@@ -18,7 +18,12 @@ from livecert.adapters.jsonpath import PathError, parse
 from livecert.adapters.mapping.accounts import Account, AccountsError, parse_accounts
 from livecert.adapters.mapping.history import ABSENT as HISTORY_ABSENT
 from livecert.adapters.mapping.history import history_problems
-from livecert.adapters.mapping.names import ACCOUNT_LOGIN, OPERATION_CONTEXT, TemplateNames
+from livecert.adapters.mapping.names import (
+    ACCOUNT_LOGIN,
+    OPERATION_CONTEXT,
+    WAIT_CONTEXT,
+    TemplateNames,
+)
 from livecert.adapters.mapping.schema import MAPPING_SCHEMA
 from livecert.adapters.mapping.selections import SelectionTable
 from livecert.adapters.mapping.stream_spec import stream_problems
@@ -305,6 +310,9 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
     except fastjsonschema.JsonSchemaValueException as error:
         raise MappingError(source, [_schema_problem(error)]) from None
     problems: list[str] = []
+    # a game with no max_rtp is one whose table publishes none: never filled in with the rules'
+    # (the check of the declared maximum would hold by construction)
+    data["declares"].setdefault("max_rtp", {})
     operations = data["operations"]
     for game in data["declares"]["games"]:
         fixed = (operations.get("create_table") or {}).get("fixed")
@@ -370,7 +378,8 @@ def load_mapping(path: str | Path, environ: dict[str, str] | None = None) -> Map
             _operation_problems(op_name, op, operations, shapes, names, problems, login)
             _per_game_problems(op_name, op, data["declares"]["games"], problems)
         elif "wait" in op or "emit" in op:  # its hooks and its answer, over a stream
-            _operation_problems(op_name, op, operations, shapes, names, problems)
+            waits = OPERATION_CONTEXT.get(op_name, set()) | WAIT_CONTEXT if "wait" in op else None
+            _operation_problems(op_name, op, operations, shapes, names, problems, waits)
     for name, session in sessions.items():
         names.check(session["login"], set(), f"sessions.{name}.login", problems)
         body = session.get("logged_in", {}).get("body")

@@ -59,6 +59,11 @@ OPERATION_CONTEXT: dict[str, set[str]] = {
     },
 }
 
+# what an operation that waits on a live table's stream (`wait:`, stream_spec.WAITS) knows
+# besides its own names: its round's table, for a hook naming it (the lab's force hook posting
+# the next outcome of that table); live_ops.py gives it to the hooks
+WAIT_CONTEXT = frozenset({"table_id"})
+
 
 @dataclass(frozen=True)
 class Holds:

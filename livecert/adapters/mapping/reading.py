@@ -21,8 +21,8 @@ from livecert.adapters.jsonpath import MISSING, PathError, parse, read
 from livecert.adapters.mapping.calls import Answer
 from livecert.adapters.mapping.document import MappingFile
 from livecert.adapters.mapping.sessions import PLAYER_TOKEN
+from livecert.adapters.mapping.views import Views
 from livecert.adapters.mapping.wire_money import MoneyFormat, WireMoneyError
-from livecert.adapters.model import BetRecord, BetView, PlayerHandle, RecordRound, RoundView
 
 # what the harness reads each field of its views as (the fields' names are the harness's, in
 # whichever shape of the mapping they appear)
@@ -31,6 +31,9 @@ AMOUNTS = frozenset({"stake", "balance", "staked", "balance_before"})  # never n
 NULLABLE_AMOUNTS = frozenset({"win", "returned", "net", "balance_after"})
 TEXTS = frozenset({"state", "status", "selection"})  # never null
 LISTS = frozenset({"bets", "rounds", "results", "events"})
+# lists a table may give as one object where it holds one item (a one-bet slip acknowledged
+# with `{bet: {...}}`): read, with a shape, as a list of one
+ONE_OR_MANY = frozenset({"bets"})
 OUTCOMES = ("win", "lose", "refund")
 # the round states of the contract (docs/contract.md); a mapping's poll may name more, the
 # target's transitional states it waits through
@@ -101,17 +104,7 @@ def _token_in(fields: dict, node: Any) -> str:
     return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else ""
 
 
-def _outcome_of(returned: Decimal, stake: Decimal) -> str | None:
-    """A bet's outcome from what it returned, for a target that reports only amounts: nothing
-    back is a loss, the stake back a refund, more a win; anything between says nothing."""
-    if returned == 0:
-        return "lose"
-    if returned == stake:
-        return "refund"
-    return "win" if returned > stake else None
-
-
-class Reader:
+class Reader(Views):
     """Turns judged answers into fields and views; remembers the rounds it has read (their
     games, for reading their bets' selections, and the results entered, for sorted dice)."""
 
@@ -336,9 +329,11 @@ class Reader:
     ) -> Any:
         """The value read `as` the field says (money, a selection, an int, a nested shape)."""
         if "shape" in spec:
+            inner = {**ctx, "none_yet": False}  # only the answer's own round may be absent
+            if key in ONE_OR_MANY and isinstance(value, dict):
+                return [self._one(spec["shape"], value, inner, at, place, src)]
             if key in LISTS:
                 self._checked(key, value, ctx, at, place, src)  # a list, before its items
-            inner = {**ctx, "none_yet": False}  # only the answer's own round may be absent
             if isinstance(value, list):
                 return [
                     self._shape(spec["shape"], item, inner, f"{at}[{i}]", place, src)
@@ -366,6 +361,19 @@ class Reader:
         if kind == "str":
             return str(value)
         return value
+
+    def _one(self, shape: str, value: dict, ctx: dict, at: str, place: str, src: _Source) -> dict:
+        """One object where the harness reads a list (a one-bet slip acknowledged as `{bet:
+        {...}}`): the list of one it is, where it reads as one `shape`; else (bets keyed by id,
+        say) the list the harness needs, with why it is not one."""
+        try:
+            return self._shape(shape, value, ctx, at, place, src)
+        except MappingAnswerError as error:
+            raise src.error(
+                at,
+                f"{place} reads {at}: {value!r}, where the harness needs a list, or one object "
+                f"that the shape {shape} reads (read as one: {error.problem})",
+            ) from None
 
     def _checked(self, key: str, value: Any, ctx: dict, at: str, place: str, src: _Source) -> Any:
         """`value` if it is what the harness reads `key` as; MappingAnswerError otherwise."""
@@ -449,88 +457,3 @@ class Reader:
                 parts = list(parts[0])
             return [int(p) if p.isdigit() else p for p in parts]
         return list(raw)
-
-    # -- fields into views ---------------------------------------------------------------------
-
-    def bet(self, fields: dict) -> BetView:
-        """A bet, with the amount the target did not give derived from the one it did."""
-        stake, outcome = fields.get("stake"), fields.get("outcome")
-        if stake is None:  # the target names the bet, not its stake: the slip's
-            stake = self.slip_stakes.get(fields.get("selection"))
-        win, returned = fields.get("win"), fields.get("returned")
-        net = fields.get("net")
-        if net is not None and returned is None and stake is not None:
-            returned = stake + net
-        said = "outcome" in fields  # else inferred from the amounts, and not judged
-        if not said and outcome is None and win is not None and win > 0:
-            outcome = "win"  # no outcome read, and a net win: a win (a zero win says nothing)
-        if returned is None and win is not None and stake is not None:
-            returned = {"win": stake + win, "refund": stake, "lose": Decimal(0)}.get(outcome)
-        if not said and returned is not None and stake is not None:
-            outcome = _outcome_of(returned, stake)  # the mapping reads no outcome: the amount's
-        settled = fields.get("status") not in (None, "open")
-        lenient = self._settled_by_balance(None)  # the settlement comes from the balance
-        if not said and outcome is None and returned is None and settled and not lenient:
-            raise MappingAnswerError(
-                "read a bet",
-                "shapes.bet",
-                "the mapping reads neither the bet's outcome nor what it returned, and a win of "
-                f"{win} does not tell a loss from a refund: read its outcome, returned or net",
-                repr(fields),
-            )
-        if win is None and returned is not None and stake is not None:
-            win = returned - stake if outcome == "win" else Decimal(0)
-        return BetView(
-            bet_id=str(fields.get("bet_id")),
-            round_id=str(fields.get("round_id")),
-            player_id=str(fields.get("player_id")),
-            selection=fields.get("selection"),
-            stake=stake,
-            status=fields.get("status"),
-            outcome=outcome,
-            win=win,
-            returned=returned,
-            outcome_read=said or outcome is None,
-        )
-
-    def round(self, fields: dict) -> RoundView:
-        """A round, remembered (its game, and that the run has met it)."""
-        round_id = str(fields.get("round_id"))
-        self.rounds_seen.add(round_id)
-        if fields.get("game"):
-            self.round_games[round_id] = fields["game"]
-        return RoundView(
-            round_id=round_id,
-            table_id=str(fields.get("table_id")),
-            game=fields.get("game") or self.round_games.get(round_id, ""),
-            state=fields.get("state"),
-            result=fields.get("result"),
-            bets=tuple(self.bet(b) for b in fields.get("bets") or []),
-            events=tuple(fields.get("events") or []),
-            opened_at=fields.get("opened_at"),
-            betting_ends_at=fields.get("betting_ends_at"),
-        )
-
-    def round_or_none(self, fields: Any) -> RoundView | None:
-        """The round an answer shows, or None when it shows none yet (a table between rounds)."""
-        if not isinstance(fields, dict) or fields.get("round_id") in (None, ""):
-            return None
-        return self.round(fields)
-
-    def record(self, fields: dict, player: PlayerHandle) -> BetRecord:
-        """A player's bet record: their bets, and per round what was staked and the balances."""
-        rounds = tuple(
-            RecordRound(
-                round_id=str(r.get("round_id")),
-                game=r.get("game"),
-                state=r.get("state"),
-                result=r.get("result"),
-                staked=r.get("staked"),
-                returned=r.get("returned"),
-                balance_before=r.get("balance_before"),
-                balance_after=r.get("balance_after"),
-            )
-            for r in fields.get("rounds") or []
-        )
-        bets = tuple(self.bet(b) for b in fields.get("bets") or [])
-        return BetRecord(str(fields.get("player_id") or player.player_id), bets, rounds)

@@ -24,6 +24,7 @@ _MONEY = {
         "format": {"enum": ["integer", "number", "string", "locale"]},
         "thousands": _STR,
         "decimal": _STR,
+        "strict": {"type": "boolean"},  # another notation of an amount is refused (docs/mapping.md)
     },
 }
 _REQUEST = {
@@ -213,7 +214,9 @@ MAPPING_SCHEMA: dict[str, Any] = {
         "declares": {
             "type": "object",
             "additionalProperties": False,
-            "required": ["games", "currency", "minor_unit", "rounding", "max_rtp"],
+            # max_rtp is optional: a table that publishes none leaves the check of a declared
+            # maximum not testable (document.py reads its absence as "declares none")
+            "required": ["games", "currency", "minor_unit", "rounding"],
             "properties": {
                 "implementation": {
                     "type": "object",

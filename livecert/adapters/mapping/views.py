@@ -1,0 +1,129 @@
+"""A target's answers, read into fields (reading.py), made the harness's views: a bet with
+the amounts the target did not give derived from those it did, a round (remembered), a
+player's bet record. A bet or a record that names no round or player leaves it unnamed (empty,
+never "None"); a player's own record that names none is the player's."""
+
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any
+
+from livecert.adapters.errors import MappingAnswerError
+from livecert.adapters.model import BetRecord, BetView, PlayerHandle, RecordRound, RoundView
+
+
+def _outcome_of(returned: Decimal, stake: Decimal) -> str | None:
+    """A bet's outcome from what it returned, for a target that reports only amounts: nothing
+    back is a loss, the stake back a refund, more a win; anything between says nothing."""
+    if returned == 0:
+        return "lose"
+    if returned == stake:
+        return "refund"
+    return "win" if returned > stake else None
+
+
+class Views:
+    """The views of Reader's fields: needs its `slip_stakes`, `_settled_by_balance`,
+    `rounds_seen` and `round_games`."""
+
+    slip_stakes: dict[str, Decimal]
+    rounds_seen: set[str]
+    round_games: dict[str, str]
+
+    def _settled_by_balance(self, name: str | None) -> bool:
+        raise NotImplementedError
+
+    def bet(self, fields: dict) -> BetView:
+        """A bet, with the amount the target did not give derived from the one it did."""
+        stake, outcome = fields.get("stake"), fields.get("outcome")
+        if stake is None:  # the target names the bet, not its stake: the slip's
+            stake = self.slip_stakes.get(fields.get("selection"))
+        win, returned = fields.get("win"), fields.get("returned")
+        net = fields.get("net")
+        if net is not None and returned is None and stake is not None:
+            returned = stake + net
+        said = "outcome" in fields  # else inferred from the amounts, and not judged
+        if not said and outcome is None and win is not None and win > 0:
+            outcome = "win"  # no outcome read, and a net win: a win (a zero win says nothing)
+        if returned is None and win is not None and stake is not None:
+            returned = {"win": stake + win, "refund": stake, "lose": Decimal(0)}.get(outcome)
+        if not said and returned is not None and stake is not None:
+            outcome = _outcome_of(returned, stake)  # the mapping reads no outcome: the amount's
+        settled = fields.get("status") not in (None, "open")
+        lenient = self._settled_by_balance(None)  # the settlement comes from the balance
+        if not said and outcome is None and returned is None and settled and not lenient:
+            raise MappingAnswerError(
+                "read a bet",
+                "shapes.bet",
+                "the mapping reads neither the bet's outcome nor what it returned, and a win of "
+                f"{win} does not tell a loss from a refund: read its outcome, returned or net",
+                repr(fields),
+            )
+        if win is None and returned is not None and stake is not None:
+            win = returned - stake if outcome == "win" else Decimal(0)
+        return BetView(
+            bet_id=str(fields.get("bet_id")),
+            round_id=_named(fields, "round_id"),  # a bet naming none is unnamed, not "None"
+            player_id=_named(fields, "player_id"),
+            selection=fields.get("selection"),
+            stake=stake,
+            status=fields.get("status"),
+            outcome=outcome,
+            win=win,
+            returned=returned,
+            outcome_read=said or outcome is None,
+        )
+
+    def round(self, fields: dict) -> RoundView:
+        """A round, remembered (its game, and that the run has met it)."""
+        round_id = str(fields.get("round_id"))
+        self.rounds_seen.add(round_id)
+        if fields.get("game"):
+            self.round_games[round_id] = fields["game"]
+        return RoundView(
+            round_id=round_id,
+            table_id=str(fields.get("table_id")),
+            game=fields.get("game") or self.round_games.get(round_id, ""),
+            state=fields.get("state"),
+            result=fields.get("result"),
+            bets=tuple(self.bet(b) for b in fields.get("bets") or []),
+            events=tuple(fields.get("events") or []),
+            opened_at=fields.get("opened_at"),
+            betting_ends_at=fields.get("betting_ends_at"),
+        )
+
+    def round_or_none(self, fields: Any) -> RoundView | None:
+        """The round an answer shows, or None when it shows none yet (a table between rounds)."""
+        if not isinstance(fields, dict) or fields.get("round_id") in (None, ""):
+            return None
+        return self.round(fields)
+
+    def record(self, fields: dict, player: PlayerHandle) -> BetRecord:
+        """A player's bet record: their bets, and per round what was staked and the balances."""
+        rounds = tuple(
+            RecordRound(
+                round_id=str(r.get("round_id")),
+                game=r.get("game"),
+                state=r.get("state"),
+                result=r.get("result"),
+                staked=r.get("staked"),
+                returned=r.get("returned"),
+                balance_before=r.get("balance_before"),
+                balance_after=r.get("balance_after"),
+            )
+            for r in fields.get("rounds") or []
+        )
+        # a record read with the player's own credentials ("your history") that names no
+        # player is theirs: the one it names at its top, else the caller; a player a bet does
+        # name stays as named, to be compared with the one asked
+        owner = _named(fields, "player_id") or player.player_id
+        bets = tuple(
+            bet if bet.player_id else replace(bet, player_id=owner)
+            for bet in (self.bet(b) for b in fields.get("bets") or [])
+        )
+        return BetRecord(owner, bets, rounds)
+
+
+def _named(fields: dict, key: str) -> str:
+    """The id an answer names at `key`, or "" where it names none (never "None")."""
+    value = fields.get(key)
+    return "" if value is None else str(value)
