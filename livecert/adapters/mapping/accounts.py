@@ -1,11 +1,20 @@
 """Pre-provisioned accounts: a casino with no API to create a player lends the lab a list of
 accounts (credentials from the environment) whose balances are read, never set.
 
-Each scenario's players are taken from the list and given back when it ends. An account is lent
-again only after its balance is reconciled: the balance read when it was given back must be the
-balance read when it is lent again (a round of an earlier scenario that settled late, or anyone
-else playing on it, would otherwise move money under the next scenario's checks); an account
-whose balance moved in between is set aside for the rest of the run, with the reason.
+Each scenario's players are taken from the list and given back when it ends, but only once every
+bet the account placed during the scenario reads settled on the target (a `Settlement`: the
+mapping adapter reads the round, else the bet record, `lent_players.py`): a table that runs its
+rounds on its own timer may still be playing a round the scenario bet on when the scenario ends,
+and that round's settlement must not land inside the next scenario. The pool reads again every
+`every_s` until the settle time the table declares (`within_s`) has passed; meanwhile the
+account is neither lent nor free, so a scenario lending then is given another account. An
+account whose bet is still unsettled then, or whose settlement cannot be read, is set aside for
+the rest of the run, saying why. Its balance is read only once its bets are settled.
+
+An account is lent again only after its balance is reconciled: the balance read when it was given
+back must be the balance read when it is lent again (anyone else playing on it would otherwise
+move money under the next scenario's checks); an account whose balance moved in between is set
+aside for the rest of the run, with the reason.
 
 The harness's scenarios ask for a player "with a balance of 100.00": where the balance is read,
 the account must hold at least that, and every balance it shows the scenario is the one read less
@@ -14,6 +23,7 @@ must be over the balance is made over the balance read (`over_balance`).
 """
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -21,6 +31,8 @@ from typing import Any
 
 from livecert.adapters.errors import AdapterError, MappingAnswerError, Unsupported
 from livecert.adapters.model import PlayerHandle
+
+READ_EVERY_S = 0.25  # how often a settlement is read again, where the table polls at no pace
 
 
 class AccountsError(ValueError):
@@ -39,6 +51,24 @@ class _Lent:
     offset: Decimal  # the balance read less the balance the scenario asked for
     logins: list[PlayerHandle] = field(default_factory=list)
     pending: int = 0  # logins being made
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """How the pool knows a lent account's bets are settled before it takes the account back.
+
+    `unsettled(player)` is None once every bet the player placed while lent reads settled on the
+    target, else the first one that does not ("its bet B on round R (the round shows it
+    betting)"); it raises AdapterError where the settlement cannot be read. `within_s` is how
+    long after the scenario's end the table may take to settle (what it declares, `basis` says
+    how); `clock` and `sleep` are the pace's (a test's own)."""
+
+    unsettled: Callable[[PlayerHandle], str | None]
+    within_s: float
+    basis: str
+    every_s: float = READ_EVERY_S
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
 
 
 def parse_accounts(text: str, where: str) -> list[Account]:
@@ -75,7 +105,9 @@ class AccountPool:
         self._lent: dict[str, _Lent] = {}  # player id -> the account lent as that player
         self._returned: dict[str, Decimal] = {}  # user -> the balance read when given back
         self.set_aside: dict[str, str] = {}  # user -> why it is lent no more
+        self._settling: set[str] = set()  # users given back, their bets not read settled yet
         self._unread: list[str] = []  # set-aside notes not yet shown
+        self._said: set[str] = set()  # notes shown once a run
 
     def lend(
         self,
@@ -136,7 +168,8 @@ class AccountPool:
         raise Unsupported(
             "create a player",
             f"every account {self.where} lists ({len(self.accounts)}) is in use by this "
-            f"scenario or set aside ({len(self.set_aside)}): the scenario needs more accounts",
+            f"scenario or another, waiting for its bets to settle ({len(self._settling)}) or "
+            f"set aside ({len(self.set_aside)}): the scenario needs more accounts",
         )
 
     def _candidates(self, wanted: Decimal) -> list[Account]:
@@ -155,8 +188,16 @@ class AccountPool:
 
     def _set_aside(self, account: Account, why: str) -> None:
         with self._lock:
+            self._settling.discard(account.user)
             self.set_aside[account.user] = why
             self._unread.append(f"account {account.user} set aside for the run: {why}")
+
+    def note_once(self, note: str) -> None:
+        """A note for the scenario's evidence, shown once a run (not once a scenario)."""
+        with self._lock:
+            if note not in self._said:
+                self._said.add(note)
+                self._unread.append(note)
 
     def notes(self) -> list[str]:
         """The accounts set aside since the last call, and why (evidence for the scenario)."""
@@ -212,21 +253,63 @@ class AccountPool:
                 lent.logins.remove(login)
 
     def give_back(
-        self, read: Callable[[PlayerHandle], Decimal], players: list[PlayerHandle] | None = None
+        self,
+        read: Callable[[PlayerHandle], Decimal],
+        players: list[PlayerHandle] | None = None,
+        settlement: Settlement | None = None,
     ) -> None:
-        """The accounts lent as `players` (every one, by default) back to the pool, with the
-        balance read now (to reconcile when lent again); one that cannot be read is set aside."""
+        """The accounts lent as `players` (every one, by default) back to the pool once their
+        bets read settled (`settlement`; at once without one), with the balance read then (to
+        reconcile when lent again). One whose bet is still unsettled past the table's settle
+        time, or whose settlement or balance cannot be read, is set aside. Meanwhile the account
+        is neither lent nor free: a scenario lending then is given another (this call returns
+        only once each account is back or set aside)."""
         with self._lock:
             ids = set(self._lent) if players is None else {p.player_id for p in players}
             lent = [self._lent.pop(i) for i in list(self._lent) if i in ids]  # in lending order
-        for one in lent:
-            try:
-                self._returned[one.account.user] = read(one.logins[0])
-            except AdapterError as error:  # not reconciled: lent no more
-                self._set_aside(one.account, f"its balance could not be read back: {error}")
-                continue
-            with self._lock:
-                self._free.append(one.account)
+            self._settling |= {one.account.user for one in lent}
+        if settlement is None:
+            for one in lent:
+                self._take_back(one, read)
+            return
+        deadline = settlement.clock() + settlement.within_s
+        waiting = lent
+        while waiting:
+            left: list[tuple[_Lent, str]] = []
+            for one in waiting:
+                try:
+                    open_bet = settlement.unsettled(one.logins[0])
+                except AdapterError as error:  # not known settled: lent no more
+                    self._set_aside(one.account, f"its bets' settlement could not be read: {error}")
+                    continue
+                if open_bet is None:
+                    self._take_back(one, read)
+                else:
+                    left.append((one, open_bet))
+            now = settlement.clock()
+            if left and now >= deadline:
+                for one, open_bet in left:
+                    self._set_aside(
+                        one.account,
+                        f"{open_bet} was still unsettled {settlement.within_s:g} s after the "
+                        f"scenario ended ({settlement.basis})",
+                    )
+                return
+            if left:
+                settlement.sleep(min(settlement.every_s, deadline - now))
+            waiting = [one for one, _ in left]
+
+    def _take_back(self, one: _Lent, read: Callable[[PlayerHandle], Decimal]) -> None:
+        """The account free again, with its balance read now; set aside if it cannot be."""
+        try:
+            balance = read(one.logins[0])
+        except AdapterError as error:  # not reconciled: lent no more
+            self._set_aside(one.account, f"its balance could not be read back: {error}")
+            return
+        with self._lock:
+            self._returned[one.account.user] = balance
+            self._settling.discard(one.account.user)
+            self._free.append(one.account)
 
 
 def accounts_of(mapping: Any) -> AccountPool | None:

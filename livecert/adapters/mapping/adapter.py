@@ -209,12 +209,14 @@ class MappingAdapter(PolledRounds, LiveOperations, InstantRounds, LentAccounts, 
     # -- the adapter operations ----------------------------------------------------------------
 
     def release_players(self, players: list[PlayerHandle] | None = None) -> None:
-        """The scenario (or its `players`) done: lent accounts given back, and at a live table
-        their streams left (else every player of the run stays joined, each pushed every
-        round)."""
-        if self._live is not None:
-            self._live.leave(players)
-        super().release_players(players)
+        """The scenario (or its `players`) done: lent accounts given back once their bets read
+        settled (lent_players.py), then, at a live table, the streams those settlements come
+        on left (else every player of the run stays joined, each pushed every round)."""
+        try:
+            super().release_players(players)
+        finally:
+            if self._live is not None:
+                self._live.leave(players)
 
     def create_player(self, balance: Decimal) -> PlayerHandle:
         """A new player with `balance`, or, where the mapping lists accounts, a free account
@@ -240,10 +242,14 @@ class MappingAdapter(PolledRounds, LiveOperations, InstantRounds, LentAccounts, 
         return PlayerHandle(str(fields["player_id"]), token)
 
     def _write(self, amount: Decimal | str) -> Any:
+        """An amount in the wire money format. Text in the contract's notation ("-1.00",
+        "1.001") is an amount the target must judge by its value: written in its own format.
+        Other text ("abc", "+10.00", "010.00", "1e3") is sent as written: its notation is what
+        is tried, and harness/stake_notation.py says where its refusal may be demanded."""
         if isinstance(amount, str):
             if not plain_stake(amount):
-                return amount  # not an amount at all ("abc", "1e3"): sent as written
-            amount = Decimal(amount)  # an amount the target must judge: in its own format
+                return amount
+            amount = Decimal(amount)
         try:
             return self.money.write(amount)
         except WireMoneyError as error:
