@@ -3,6 +3,9 @@
 
 The raw values (an unknown code, a stake of "abc") come from the feature as the player would type
 them; the steps send them unchanged and check the refusal, the balance and the bets on the round.
+A raw stake's refusal is demanded only on a written word (harness/stake_notation.py): by its value
+everywhere, by its notation ("+10.00", "1e3") only where the contract or the mapping's declared
+money format excludes it; the check's message cites that word.
 """
 
 import json
@@ -15,8 +18,14 @@ from livecert.adapters.errors import Unsupported
 from livecert.contract import load_contract
 from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
-from livecert.harness.read_balances import not_below_zero, over_the_balance_read, plain_total
-from livecert.harness.vocabulary import selection_code
+from livecert.harness.read_balances import (
+    not_below_zero,
+    over_the_balance_read,
+    plain_total,
+    real_balance,
+)
+from livecert.harness.stake_notation import Notation, denoted, refusal_demand
+from livecert.harness.vocabulary import paytable, selection_code
 from livecert.suite.fixtures.scene import Scene
 from livecert.suite.steps.rounds import DEFAULT_RESULT
 
@@ -25,6 +34,9 @@ BALANCE = "REG-BAL-01"  # a bet may not take a balance below zero
 MONEY = "REG-MONEY-01"  # nothing settled twice
 
 QUOTED = r'"(?P<{name}>[^"]*)"'
+# why the scenario's refusal is demanded, cited in the check's message (the scenario's own item)
+DEMAND = pytest.StashKey[str]()
+ANY_BAD_INPUT = f"{INPUT}: a malformed or invalid request is refused with a reason"
 
 
 @given(
@@ -61,19 +73,46 @@ def bet_on_raw_code(scene: Scene, stake: str, code: str) -> None:
         r"the player tries to bet a stake of " + QUOTED.format(name="stake") + r" on (?P<label>.+)"
     )
 )
-def bet_raw_stake(scene: Scene, stake: str, label: str) -> None:
-    _attempt_slip(scene, [(selection_code(label, scene.game), stake)])
+def bet_raw_stake(scene: Scene, stake: str, label: str, request: pytest.FixtureRequest) -> None:
+    _attempt_slip(scene, [(selection_code(label, scene.game), stake)], request)
 
 
-def _attempt_slip(scene: Scene, slip) -> None:
+def _attempt_slip(scene: Scene, slip, request: pytest.FixtureRequest) -> None:
     """A slip tried like any attempt; one over the balance is made over the balance the
-    player's account really holds, where it is read, not set (read_balances.py)."""
+    player's account really holds, where it is read, not set (read_balances.py). Sent only
+    where a written word demands its refusal (`slip_demand`), noted for the check."""
     shown = scene.adapter.balance(scene.player())
     limits = scene.target.info.limits.get(scene.game)
     sent = over_the_balance_read(scene.adapter, scene.player(), slip, shown, limits)
+    request.node.stash[DEMAND] = slip_demand(scene, sent, shown)
     _attempt(scene, lambda h, r: scene.adapter.place_bets(h, r, sent))
     if plain_total(slip) > shown:
         scene.refused_by = (INPUT, BALANCE)
+
+
+def slip_demand(scene: Scene, slip, shown: Decimal) -> str:
+    """Whose word demands the slip's refusal: an unknown selection's, else the first raw stake
+    whose refusal something written demands (stake_notation.py); Unsupported where none does."""
+    known = paytable(scene.game).by_code
+    unknown = [code for code, _ in slip if code not in known]
+    if unknown:
+        return f"{INPUT}: {unknown[0]!r} is no selection of the game"
+    notation = Notation.of(scene.adapter, scene.target.identity.checks_contract)
+    held = real_balance(scene.adapter, scene.player(), shown)
+    minor_unit = scene.target.info.minor_unit
+    amounts = [stake if isinstance(stake, Decimal) else denoted(stake) for _, stake in slip]
+    not_testable: Unsupported | None = None
+    for index, (_, stake) in enumerate(slip):
+        if isinstance(stake, Decimal):
+            continue
+        others = [a for i, a in enumerate(amounts) if i != index and a is not None and a > 0]
+        try:
+            return refusal_demand(stake, notation, minor_unit, sum(others, Decimal(0)), held)
+        except Unsupported as unsupported:
+            not_testable = not_testable or unsupported
+    if not_testable:
+        raise not_testable
+    return ANY_BAD_INPUT
 
 
 @when(
@@ -84,9 +123,12 @@ def _attempt_slip(scene: Scene, slip) -> None:
         + QUOTED.format(name="code")
     )
 )
-def mixed_slip(scene: Scene, label: str, stake: str, code: str) -> None:
+def mixed_slip(
+    scene: Scene, label: str, stake: str, code: str, request: pytest.FixtureRequest
+) -> None:
     good = selection_code(label, scene.game)
-    _attempt_slip(scene, [(good, Decimal("10.00")), (code, stake), (good, Decimal("1.00"))])
+    slip = [(good, Decimal("10.00")), (code, stake), (good, Decimal("1.00"))]
+    _attempt_slip(scene, slip, request)
 
 
 @when("the player's device sends an empty bet slip")
@@ -241,39 +283,49 @@ def unknown_event(scene: Scene) -> None:
     _attempt(scene, lambda _h, round_id: scene.adapter.record_event(round_id, "juggling"))
 
 
-def balance_unmoved(scene: Scene, balance: Decimal, moved: tuple[str, ...]) -> None:
+def balance_unmoved(
+    scene: Scene, balance: Decimal, moved: tuple[str, ...], demanded: str = ""
+) -> None:
     """The balance after a refused attempt: where it is not where it was, the `moved` clauses
-    are broken; below zero, REG-BAL-01 is."""
+    are broken; below zero, REG-BAL-01 is. `demanded` cites why the attempt was to be refused."""
     before = scene.balance_before_attempt
+    why = f" (demanded by {demanded})" if demanded else ""
     scene.checks.check(
         balance == before,
         moved,
-        f"the balance moved from {before} to {balance}",
+        f"the balance moved from {before} to {balance}{why}",
         f"the balance stayed at {balance}",
     )
     not_below_zero(scene.checks, (BALANCE,), scene.adapter, scene.player(), balance)
 
 
 @then("it is refused with a reason and nothing moves")
-def refused_and_nothing_moves(scene: Scene) -> None:
+def refused_and_nothing_moves(scene: Scene, request: pytest.FixtureRequest) -> None:
     """REG-INPUT-01: refused with a reason, and nothing changed (no bet added, no balance moved);
     REG-BAL-01: no balance below zero; REG-MONEY-01 (where a result was entered twice): nothing
     settled twice, so the balance did not move. What moved is judged first: an accepted second
-    result that paid again is money's finding as much as bad input's."""
+    result that paid again is money's finding as much as bad input's. The refusal's check cites
+    the word demanding it."""
+    demanded = request.node.stash.get(DEMAND, ANY_BAD_INPUT)
     handle = scene.player()
     balance = scene.adapter.balance(handle)
     bets = len(scene.adapter.get_round(scene.round.round_id, handle).bets)
-    balance_unmoved(scene, balance, (INPUT, BALANCE, MONEY))
+    balance_unmoved(scene, balance, (INPUT, BALANCE, MONEY), demanded)
     scene.checks.check(
         bets == scene.bets_before_attempt,
         (INPUT,),
-        f"the player's bets on the round went from {scene.bets_before_attempt} to {bets}",
+        f"the player's bets on the round went from {scene.bets_before_attempt} to {bets} "
+        f"(demanded by {demanded})",
         f"the player's {bets} bet(s) on the round stayed",
     )
     refusal = scene.refusal
     scene.checks.check(
         refusal is not None and bool(refusal.message) and refusal.code not in ("", "None"),
         scene.refused_by or (INPUT,),
-        "the target accepted it" if refusal is None else f"the refusal gives no reason: {refusal}",
-        f"refused with a reason: {refusal}",
+        (
+            f"the target accepted it (demanded by {demanded})"
+            if refusal is None
+            else f"the refusal gives no reason: {refusal}"
+        ),
+        f"refused with a reason: {refusal} (demanded by {demanded})",
     )

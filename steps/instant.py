@@ -39,7 +39,7 @@ from livecert.harness.sweep import offered_codes
 from livecert.harness.vocabulary import paytable, selection_code
 from livecert.suite.fixtures.attachments import attach_text
 from livecert.suite.fixtures.scene import DEFAULT_PLAYER, Scene
-from livecert.suite.steps.bad_input import balance_unmoved
+from livecert.suite.steps.bad_input import balance_unmoved, slip_demand
 from livecert.suite.steps.money import announce_seed, chosen_seed
 from livecert.suite.steps.rounds import DEFAULT_RESULT, GAMES
 
@@ -134,6 +134,10 @@ def _attempt(scene: Scene, slip, outcome=None) -> None:
     scene.refused_by = (INPUT, BALANCE) if plain_total(slip) > before else (INPUT,)
     limits = scene.target.info.limits.get(scene.game)
     sent = over_the_balance_read(scene.adapter, scene.player(), slip, before, limits)
+    # only where a written word demands its refusal ("+10.00" by notation, say): else not
+    # testable there, with why (stake_notation.py)
+    demanded = slip_demand(scene, sent, before)
+    attach_text(f"its refusal is demanded by {demanded}", "why it must be refused")
     scene.refusal = play_here(scene, sent, outcome).refusal
 
 

@@ -7,7 +7,6 @@ The mixin needs the adapter's `_run`, `_reader`, `_own_balance`, `_wire_slip`,
 `_outcome_values`, `capabilities`, `mapping` and `_table_games`.
 """
 
-import re
 import threading
 import uuid
 from collections.abc import Iterator, Sequence
@@ -17,14 +16,15 @@ from decimal import Decimal
 from typing import Any
 
 from livecert.adapters.errors import Unsupported
+from livecert.adapters.mapping.wire_money import is_plain_amount
 from livecert.adapters.model import BetView, PlayerHandle, RoundView
-
-PLAIN_DECIMAL = re.compile(r"-?\d+(\.\d+)?")
 
 
 def plain_stake(stake: Decimal | str) -> bool:
-    """A stake that is an amount (not text sent to test a refusal)."""
-    return isinstance(stake, Decimal) or bool(PLAIN_DECIMAL.fullmatch(stake))
+    """A stake that is an amount, written in the contract's notation: the adapter writes it in
+    the vendor's money format. Other text ("abc", "+10.00", "010.00", "1e3") is sent as written,
+    so that its notation, not an amount it might stand for, is what the target judges."""
+    return isinstance(stake, Decimal) or is_plain_amount(stake)
 
 
 def settled_from_balance(bet: BetView, returned: Decimal) -> BetView:

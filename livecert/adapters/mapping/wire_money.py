@@ -1,6 +1,9 @@
 """Money as a vendor writes it: major units or minor units, as numbers, numeric strings or
 locale-formatted strings ("1.234,50", "1,234.50", "1.234.000"). Always exact: JSON numbers are
 read as Decimal (the adapter parses answers with `parse_float=Decimal`), never as floats.
+
+A format says how amounts are written, not what the vendor refuses: only a format declared
+`strict` says that an amount written any other way ("+10.00", "010.00", "1e3") is refused.
 """
 
 import re
@@ -9,6 +12,15 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 FORMATS = ("integer", "number", "string", "locale")
+# an amount in the contract's own notation (its BetRequest.stake pattern; tests hold them equal):
+# the one text stake the adapter re-writes in the vendor's format; any other is sent as written
+PLAIN_AMOUNT = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
+
+
+def is_plain_amount(text: str) -> bool:
+    """Text writing an amount in the contract's notation ("-1.00", "0", "1.001"; not "+1",
+    "010.00", "1e3", " 1.00")."""
+    return bool(PLAIN_AMOUNT.fullmatch(text))
 
 
 class WireMoneyError(ValueError):
@@ -24,6 +36,18 @@ class MoneyFormat:
     minor_unit: int = 2
     thousands: str = ","
     decimal: str = "."
+    strict: bool = False  # the vendor refuses an amount written any other way than this format
+
+    def describe(self) -> str:
+        """The format as the mapping declares it, for a check's message."""
+        told = f"scale: {self.scale}, format: {self.format}"
+        if self.format == "locale":
+            told += f", thousands: {self.thousands!r}, decimal: {self.decimal!r}"
+        return told + (", strict: true" if self.strict else "")
+
+    def numeric(self) -> bool:
+        """Amounts are JSON numbers on the wire (text is not an amount of this format)."""
+        return self.format in ("integer", "number")
 
     def _factor(self) -> Decimal:
         return Decimal(10) ** self.minor_unit if self.scale == "minor" else Decimal(1)
