@@ -1,0 +1,75 @@
+"""A live table's clock closing a round before the harness's first bet of a scenario reaches it
+(a busy machine, a short betting time): the refusal is nothing of the target's, and the bet goes
+to the table's next round, a few times at most (fixtures/scene.py `place`)."""
+
+from decimal import Decimal
+from types import SimpleNamespace
+
+import pytest
+
+from livecert.adapters.errors import Refused
+from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
+from livecert.harness.checks import CheckLedger
+from livecert.suite.fixtures.scene import LATE_TRIES, LateForTheTable, Scene
+
+D = Decimal
+
+
+class _TimerTable:
+    """Opens rounds r1, r2, ...; closes the first `late` of them before any bet reaches it."""
+
+    def __init__(self, late: int, own_clock: bool = True) -> None:
+        self.late, self.own_clock = late, own_clock
+        self.opened: list[str] = []
+        self.bets: list[str] = []
+
+    def own_countdown(self) -> str | None:
+        return "the table runs its own betting time" if self.own_clock else None
+
+    def open_round(self, table_id: str, countdown_ms: int | None = None) -> RoundView:
+        self.opened.append(f"r{len(self.opened) + 1}")
+        return RoundView(self.opened[-1], table_id, "sicbo", "betting", None, ())
+
+    def create_player(self, balance: Decimal) -> PlayerHandle:
+        return PlayerHandle("p1", "token")
+
+    def place_bets(self, player, round_id, bets, idempotency_key=None) -> list[BetView]:
+        if len(self.opened) <= self.late:
+            raise Refused("place", 200, "CLOSED", "betting is closed", "the table closed first")
+        self.bets.append(round_id)
+        return [BetView("b1", round_id, "p1", bets[0][0], bets[0][1], None, None, None, None)]  # type: ignore[arg-type]
+
+
+def _scene(table: _TimerTable) -> Scene:
+    info = TargetInfo("t", "1", "1", ("sicbo",), "EUR", 2, "down", {}, ())
+    scene = Scene(SimpleNamespace(adapter=table, info=info), {})  # type: ignore[arg-type]
+    scene.own_table = "t1"
+    scene.checks = CheckLedger(("SB-PAY-01",))
+    return scene
+
+
+def test_a_first_bet_late_for_the_table_goes_to_its_next_round() -> None:
+    table = _TimerTable(late=1)
+    placed = _scene(table).place("Small", D("10.00"))
+    assert (table.opened, table.bets, placed.view.round_id) == (["r1", "r2"], ["r2"], "r2")
+
+
+def test_late_every_time_is_the_harness_error_it_was() -> None:
+    table = _TimerTable(late=LATE_TRIES)
+    with pytest.raises(LateForTheTable, match="the harness was late"):
+        _scene(table).place("Small", D("10.00"))
+    assert len(table.opened) == LATE_TRIES and not table.bets
+
+
+def test_a_round_the_scenario_bet_on_or_a_table_it_drives_is_never_left() -> None:
+    table = _TimerTable(late=1, own_clock=False)  # the dealer's countdown is the scenario's
+    with pytest.raises(LateForTheTable):
+        _scene(table).place("Small", D("10.00"))
+    assert table.opened == ["r1"]
+    table = _TimerTable(late=0)
+    scene = _scene(table)
+    scene.place("Small", D("10.00"))
+    table.late = 5  # the round now closes on the second bet: the first stands where it is
+    with pytest.raises(LateForTheTable):
+        scene.place("Big", D("10.00"))
+    assert table.opened == ["r1"]
