@@ -258,7 +258,11 @@ def _check_balance(scene: Scene, player: str, amount: str) -> None:
         return
     scene.checks.check(
         actual == conserved,
-        (MONEY_DUTY, *([WINNINGS_PAID[scene.game]] if scene.game in WINNINGS_PAID else [])),
+        (
+            MONEY_DUTY,
+            *([WINNINGS_PAID[scene.game]] if scene.game in WINNINGS_PAID else []),
+            *((DISCONNECTION,) if _offline_with_a_connected_twin(scene, player) else ()),
+        ),
         f"{player}'s balance is {actual}, but its start {start} minus the stakes {staked} "
         f"plus what the target says it returned ({returned}) is {conserved}",
         f"{player}'s balance {actual} = {start} - {staked} + {returned}",
@@ -270,6 +274,39 @@ def _check_balance(scene: Scene, player: str, amount: str) -> None:
         f"{player}'s balance is {actual}, expected {amount}",
         f"{player}'s balance is {amount}",
     )
+
+
+def _offline_with_a_connected_twin(scene: Scene, player: str) -> bool:
+    """Whether money conserved for `player` is also the disconnection's duty. TBL-DISC-02
+    (RULES.md C): "All confirmed bets stay valid and are settled when the round ends." It does
+    not say "once" (REG-MONEY-01 does: "nothing is settled twice"), but a bet settled is
+    credited what its settlement says, as a connected player's is; so where a player who
+    stayed connected was credited right and the offline one was not, the difference is the
+    disconnection's. Hence only where the scenario is tagged TBL-DISC-02, `player` was offline
+    in the round (re-joined or not), and every player who stayed connected and bet in it holds
+    exactly their start less their stakes plus the returns the target showed: a wallet wrong
+    for everyone (winnings credited to nobody) is not the disconnection's."""
+    if player not in scene.were_offline or DISCONNECTION not in scene.tags:
+        return False
+    connected = {b.player for b in scene.bets} - scene.were_offline
+    return bool(connected) and all(_conserved_quietly(scene, name) for name in connected)
+
+
+def _conserved_quietly(scene: Scene, name: str) -> bool:
+    """A connected player's balance is their start less their stakes plus what the target showed
+    each bet returned; read without a check (a bet not shown, or not shown settled, is False)."""
+    bets = [b for b in scene.bets if b.player == name]
+    shown = {b.bet_id: b for b in scene.round.bets}
+    if any(p.view.bet_id not in shown for p in bets):
+        fresh = scene.adapter.get_round(scene.round.round_id, scene.players[name])
+        shown.update({b.bet_id: b for b in fresh.bets})
+    views = [shown.get(p.view.bet_id) for p in bets]
+    if any(v is None or v.returned is None for v in views):
+        return False
+    returned = sum((v.returned for v in views if v is not None and v.returned), Decimal(0))
+    staked = sum((p.stake for p in bets), Decimal(0))
+    balance = scene.adapter.balance(scene.players[name])
+    return balance == scene.starting_balances[name] - staked + returned
 
 
 def _still_open(scene: Scene, unseen: list[PlacedBet]) -> list[PlacedBet]:

@@ -45,6 +45,49 @@ Feature: Sic Bo: a player who disconnects
       And the player's balance is 1190.00
       And the bet record shows each bet with its outcome and payout
 
+  Rule: a player who re-joins before the result is settled once
+
+    A player may drop and come back while the round is still open. Their bets are settled once,
+    when the round ends: the balance is its start less the stakes plus what each bet returned, and
+    where it is more or less while player C, who stayed connected, was paid right, the difference
+    is the disconnection's (TBL-DISC-02).
+
+    @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01 @REG-ACCESS-01
+    Scenario: The player drops and re-joins while betting is still open
+      Given a player with a balance of 1000.00
+      And the player bets 10.00 on Big
+      And the player bets 10.00 on Total 15
+      And player C has a balance of 1000.00
+      And player C bets 10.00 on Big
+      When the player disconnects
+      Then the player's bets are still open
+      When the player reconnects
+      And betting ends
+      And the dealer enters 4 5 6
+      Then the Big bet wins 10.00
+      And the Total 15 bet wins 180.00
+      And player C's Big bet wins 10.00
+      And the player's balance is 1190.00
+      And the bet record shows each bet with its outcome and payout
+
+    @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01 @REG-ACCESS-01
+    Scenario: The player drops after betting ends and re-joins before the result
+      Given a player with a balance of 1000.00
+      And the player bets 10.00 on Big
+      And the player bets 10.00 on Total 15
+      And player C has a balance of 1000.00
+      And player C bets 10.00 on Big
+      And betting has ended
+      When the player disconnects
+      Then the player's bets are still open
+      When the player reconnects
+      And the dealer enters 4 5 6
+      Then the Big bet wins 10.00
+      And the Total 15 bet wins 180.00
+      And player C's Big bet wins 10.00
+      And the player's balance is 1190.00
+      And the bet record shows each bet with its outcome and payout
+
   Rule: a disconnected player's bets are refunded when the round is cancelled
 
     Player C stays connected: where C is refunded and the disconnected player is not, the

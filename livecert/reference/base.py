@@ -31,3 +31,4 @@ class ServicePart:
     store: Store
     faults: frozenset[str]
     now: Callable[[], int]
+    rejoined: set[str]  # bet ids credited twice at settlement (only rejoin-settles-twice)

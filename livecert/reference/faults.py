@@ -267,6 +267,12 @@ _ENTRIES: tuple[Fault, ...] = (
         "at settlement, bets of a disconnected player are recorded as lost whatever the result",
     ),
     Fault(
+        "rejoin-settles-twice",
+        ("REG-MONEY-01", "TBL-DISC-02"),
+        "a player who reconnects while a round they bet on is still open is credited twice for "
+        "each of their bets of that round when it settles (the bet record shows one settlement)",
+    ),
+    Fault(
         "record-missing-stake",
         ("TBL-DISC-03", "REG-RECALL-01"),
         'the bet record shows every stake (and each round\'s staked) as "0.00"',

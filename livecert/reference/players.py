@@ -18,9 +18,15 @@ class Players(ServicePart):
     def set_connected(self, ident: Identity, connected: bool) -> Json:
         self.require(ident, "player")
         with self.store.transaction():
+            was_connected = bool(self.store.player(ident.player_id)["connected"])
             self.store.set_connected(ident.player_id, connected)
             if not connected and "disconnect-voids-bets" in self.faults:
                 self._void_player_bets(ident.player_id)  # FAULT disconnect-voids-bets
+            if connected and not was_connected and "rejoin-settles-twice" in self.faults:
+                # FAULT rejoin-settles-twice: the open bets of a player re-joining mid-round
+                self.rejoined.update(
+                    b["id"] for b in self.store.open_bets_of_player(ident.player_id)
+                )
             return _player_view(self.store.player(ident.player_id))
 
     def _void_player_bets(self, pid: str) -> None:

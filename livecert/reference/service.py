@@ -71,6 +71,7 @@ class Service(Rounds, Settlement, Betting, Idempotency, Records, History, Player
         self.store = store
         self.faults = config.faults
         self.now = config.clock
+        self.rejoined = set()  # FAULT rejoin-settles-twice: the bets of players who re-joined
         if "interrupted-round-lost" in self.faults:
             with store.transaction():
                 store.delete_unfinished_rounds()  # FAULT interrupted-round-lost

@@ -202,6 +202,8 @@ class Settlement(ServicePart):
                 credits[bet["player_id"]] += returned
             else:
                 win = returned = 0
+            if bet["id"] in self.rejoined and bets is None:
+                credits[bet["player_id"]] += returned  # FAULT rejoin-settles-twice: once more
             updates.append(("settled", outcome, win, returned, now, bet["id"]))
         self.store.finish_bets(updates)
         if "winnings-not-credited" in self.faults and game is GAMES["sicbo"]:

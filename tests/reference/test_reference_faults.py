@@ -72,6 +72,7 @@ cancel-refunds-twice REG-MONEY-01
 cancel-skips-disconnected TBL-DISC-02,TBL-MAL-03
 disconnect-voids-bets TBL-DISC-02,TBL-DISC-01
 disconnected-player-not-paid TBL-DISC-02
+rejoin-settles-twice REG-MONEY-01,TBL-DISC-02
 record-missing-stake TBL-DISC-03,REG-RECALL-01
 record-shows-other-players REG-ACCESS-01
 record-balance-after-wrong REG-RECALL-01
@@ -110,7 +111,7 @@ open-round-answers-200 CONTRACT-01
 
 def test_catalogue_is_exact() -> None:
     assert "\n".join(faults.listing()) + "\n" == EXPECTED_CATALOGUE
-    assert len(faults.FAULTS) == 90
+    assert len(faults.FAULTS) == 91
     assert all(f.description for f in faults.FAULTS.values())
 
 
