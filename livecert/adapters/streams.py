@@ -298,6 +298,20 @@ class SocketIOStream:
             raise StreamError(f"sending {event}", why)
         raise StreamTimeout(f"sending {event}", f"no acknowledgement within {wait:g} s")
 
+    def post(self, event: str, data: Any) -> StreamMessage:
+        """Send `event` asking no acknowledgement (a table that answers bets only by what it
+        pushes afterwards): the message sent, as the log keeps it."""
+        import socketio
+
+        if self._client is None:
+            raise StreamError(f"sending {event}", "the stream is not connected")
+        sent = self.log.add(self.name, OUT, event, data)
+        try:
+            self._client.emit(event, data, namespace=self.namespace)
+        except socketio.exceptions.BadNamespaceError as error:
+            raise StreamError(f"sending {event}", f"the stream is closed ({error})") from None
+        return sent
+
     def close(self) -> None:
         if self._client is not None:
             client, self._client, self._closing = self._client, None, True
@@ -410,17 +424,19 @@ class WebSocketStream:
         kind = data.get(self.kind_key) if isinstance(data, dict) else None
         self.log.add(self.name, IN, str(kind) if kind is not None else "message", data)
 
-    def send(self, data: Any) -> None:
+    def send(self, data: Any) -> StreamMessage:
+        """Send one frame (a plain WebSocket answers nothing of its own): the message sent."""
         if self._socket is None:
             raise StreamError("sending a frame", "the stream is not connected")
         from websockets.exceptions import ConnectionClosed
 
         kind = data.get(self.kind_key) if isinstance(data, dict) else None
-        self.log.add(self.name, OUT, str(kind) if kind is not None else "message", data)
+        sent = self.log.add(self.name, OUT, str(kind) if kind is not None else "message", data)
         try:
             self._socket.send(exact_json.dumps(data) if self.json_frames else str(data))
         except ConnectionClosed as closed:
             raise StreamError("sending a frame", f"the stream is closed ({closed})") from None
+        return sent
 
     def close(self) -> None:
         if self._socket is not None:

@@ -378,6 +378,12 @@ class MappingAdapter(PolledRounds, LiveOperations, InstantRounds, LentAccounts, 
                 continue
             live = self._stream_of(operation)
             values["bet"] = batch[0] if len(batch) == 1 else None
+            if spec["emit"].get("ack") is False:  # answered nothing: confirmed (live_bets.py)
+                slip = list(bets) if len(batches) == 1 else [bets[index]]
+                placed += live.place_unanswered(
+                    spec, player, round_id, values, operation, slip, self
+                )
+                continue
             answer, ack = live.place(spec, player, round_id, values, operation)
             fields = self._reader.answer("place_bets", operation, spec, answer, values)
             acked = [unnamed(self._reader.bet(b)) for b in fields.get("bets") or []]

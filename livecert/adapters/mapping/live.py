@@ -28,6 +28,8 @@ from livecert.adapters.evidence import (
 from livecert.adapters.jsonpath import MISSING, holds, parse, read
 from livecert.adapters.live_events import BET_ACKED, LiveEvent
 from livecert.adapters.mapping.calls import Answer, Calls, error_of
+from livecert.adapters.mapping.live_bets import BetsOverStream
+from livecert.adapters.mapping.live_bets import unnamed as unnamed  # the adapter's, from here
 from livecert.adapters.mapping.live_join import StreamJoins, player_stream_name, shown_text
 from livecert.adapters.mapping.reading import Reader
 from livecert.adapters.mapping.template import dump_json
@@ -59,7 +61,7 @@ class _Round:
     close_asked: bool = False  # the run waited for its close once already
 
 
-class LiveTable(StreamJoins):
+class LiveTable(BetsOverStream, StreamJoins):
     """The streams of one run against a mapping's live table, and the operations over them."""
 
     def __init__(
@@ -299,7 +301,10 @@ class LiveTable(StreamJoins):
             for kind in ("betting_closed", "result"):
                 fields = self._read(kind, message, values)
                 if fields is not None and str(fields.get("round_id")) == round_id:
-                    state = STATE_AFTER[kind]
+                    # a result shown is final: a close pushed after it (a table that showed its
+                    # result early) leaves the round settled, never open to a forced outcome
+                    if state != "settled":
+                        state = STATE_AFTER[kind]
                     result = fields.get("result", result)
         return self._view(round_id, state, result)
 
@@ -348,23 +353,34 @@ class LiveTable(StreamJoins):
         }  # fmt: skip
         return self.reader.bet(merged)
 
+    def bet_stream(
+        self, player: PlayerHandle, round_id: str, operation: str
+    ) -> tuple[_Round | None, str]:
+        """The round a bet is sent for (None: never seen opened) and the player's stream it
+        goes on, joined at the round's table."""
+        known = self._rounds.get(round_id)
+        if known is not None:
+            return known, self.player_stream(player, known.table_id, known.game)
+        # a round the table never opened: sent as asked, for the target to refuse
+        return None, self._any_stream_of(player, operation)
+
     def place(
         self, spec: dict, player: PlayerHandle, round_id: str, values: dict, operation: str
     ) -> tuple[Answer, StreamMessage]:
-        """One emit of the bet event on the player's stream, its acknowledgement judged by the
-        file's `responses` as an answer is: a refusal is `Refused` (its code and message)."""
-        known = self._rounds.get(round_id)
-        if known is not None:
-            stream = self.player_stream(player, known.table_id, known.game)
-        else:  # a round the table never opened: sent as asked, for the target to refuse
-            stream = self._any_stream_of(player, operation)
+        """One emit of the bet event on the player's stream, its acknowledgement (a plain
+        WebSocket's: the next frame of the kind `answer_event`) judged by the file's
+        `responses` as an answer is: a refusal is `Refused` (its code and message)."""
+        known, stream = self.bet_stream(player, round_id, operation)
         joined = self._joined[stream]
-        if not isinstance(joined.stream, SocketIOStream):
-            raise TargetError(operation, "bets are emitted only on a Socket.IO stream")
         emit = spec["emit"]
         data = self._render(emit["data"], self.calls.context(values))
         closed_first = known is not None and self._closed_before(known, None)
-        body, ack = joined.stream.call(emit["event"], data)
+        if isinstance(joined.stream, SocketIOStream):
+            body, ack = joined.stream.call(emit["event"], data)
+        elif "answer_event" in emit:
+            body, ack = self.answer_frame(stream, emit, data, known, closed_first, operation)
+        else:  # the loader refuses it: a plain WebSocket acknowledges nothing
+            raise TargetError(operation, "a plain WebSocket's bet needs answer_event")
         rules = self.calls.responses(spec)
         success = rules.get("success", {})
         ok = holds(success, read(body, parse(success["path"])[1])) if "path" in success else True
@@ -453,15 +469,6 @@ def _acked(ack: StreamMessage, round_id: str, bet: BetView) -> LiveEvent:
 
 def _text(value: Any) -> str | None:
     return None if value in (None, MISSING) else str(value)
-
-
-def unnamed(bet: BetView) -> BetView:
-    """A bet as an acknowledgement shows it: a round or player it does not name stays unnamed
-    (empty), never "None", and never filled in with the one asked (its check would hold by
-    construction)."""
-    round_id = "" if bet.round_id == "None" else bet.round_id
-    player_id = "" if bet.player_id == "None" else bet.player_id
-    return replace(bet, round_id=round_id, player_id=player_id)
 
 
 def _on_round(fields: dict, round_id: str) -> bool:

@@ -131,7 +131,9 @@ class StreamJoins:
                 known.stream.close()  # the target dropped it: joined again, as a player would
             spec = self.spec.get(side, {})
             context = self.calls.context(values)
-            headers = {k: str(v) for k, v in self._render(spec.get("headers", {}), context).items()}
+            headers = self._role_credentials(spec.get("role"), context)
+            rendered = self._render(spec.get("headers", {}), context)
+            headers.update({k: str(v) for k, v in rendered.items()})
             query = self._render(spec["query"], context) if spec.get("query") else {}
             check_sendable(
                 f"joining the stream {name}",
@@ -162,7 +164,10 @@ class StreamJoins:
             self.log.mended(name)
             # the join itself (its credentials masked when handed over): what a reproduction
             # joins the stream with
-            self._record(name, role, JOINED, shown, dump_json({"auth": auth}), None)
+            joined_with: dict[str, Any] = {"auth": auth}
+            if headers:
+                joined_with["headers"] = headers
+            self._record(name, role, JOINED, shown, dump_json(joined_with), None)
             try:
                 stream.connect()
                 join = spec.get("join")
@@ -172,6 +177,20 @@ class StreamJoins:
                 self._joined.pop(name, None)  # never taken for joined: the next try joins again
                 stream.close()
                 raise
+
+    def _role_credentials(self, role: str | None, context: dict) -> dict[str, str]:
+        """The headers of the file's `role` (and its login session's cookies, as one Cookie
+        header) for a stream joined as that role: a table whose every connection needs a
+        credential. Each is a secret of the run already (a variable's value, a session's
+        cookie), masked wherever it is shown."""
+        if not role:
+            return {}
+        session, headers, _ = self.calls.sessions.auth(role, context, None)
+        out = {k: str(v) for k, v in headers.items()}
+        cookies = "; ".join(f"{c.name}={c.value}" for c in session.cookies if c.value)
+        if cookies and "Cookie" not in out:
+            out["Cookie"] = cookies
+        return out
 
     def _join(self, name: str, stream: Any, join: dict, context: dict) -> None:
         data = self._render(join.get("data"), context)
@@ -188,7 +207,8 @@ class StreamJoins:
 
     def table_stream(self, table_id: str, game: str | None) -> str:
         name = f"table {table_id}"
-        self._open(name, "table", "anonymous", {"table_id": table_id, "game": game})
+        role = self.spec.get("table", {}).get("role", "anonymous")  # a table's own credential
+        self._open(name, "table", role, {"table_id": table_id, "game": game})
         return name
 
     def player_stream(self, player: PlayerHandle, table_id: str, game: str | None) -> str:
