@@ -9,7 +9,6 @@ until a round reaches a state, slips in the vendor's codes, settlement derived f
 
 import copy
 import threading
-import uuid
 from collections.abc import Sequence
 from dataclasses import replace
 from decimal import Decimal
@@ -20,6 +19,7 @@ from livecert.adapters.errors import MappingAnswerError, Refused, Unsupported, c
 from livecert.adapters.evidence import ExchangeRecorder
 from livecert.adapters.http import DEFAULT_TIMEOUT
 from livecert.adapters.mapping.accounts import accounts_of
+from livecert.adapters.mapping.bet_slips import BetSlips
 from livecert.adapters.mapping.calls import Calls
 from livecert.adapters.mapping.document import (
     ABSENCE_MEANS,
@@ -34,11 +34,10 @@ from livecert.adapters.mapping.instant_play import (
     settled_from_balance,
 )
 from livecert.adapters.mapping.lent_players import LentAccounts
-from livecert.adapters.mapping.live import LiveTable, unnamed
+from livecert.adapters.mapping.live import LiveTable
 from livecert.adapters.mapping.live_ops import LiveOperations
 from livecert.adapters.mapping.polling import PolledRounds
 from livecert.adapters.mapping.reading import Reader
-from livecert.adapters.mapping.selections import NotOffered
 from livecert.adapters.mapping.template import BASIC_FILTERS, lookup_value
 from livecert.adapters.mapping.wire_money import MoneyFormat, WireMoneyError
 from livecert.adapters.model import (
@@ -59,7 +58,9 @@ DEALER_ACTIONS = {
 }
 
 
-class MappingAdapter(PolledRounds, LiveOperations, InstantRounds, LentAccounts, RoundHistory):
+class MappingAdapter(
+    BetSlips, PolledRounds, LiveOperations, InstantRounds, LentAccounts, RoundHistory
+):
     """A TargetAdapter for any HTTP API a mapping file describes."""
 
     def __init__(
@@ -351,71 +352,6 @@ class MappingAdapter(PolledRounds, LiveOperations, InstantRounds, LentAccounts, 
             derived[bet.bet_id] = settled_from_balance(bet, returned)
         bets = tuple(derived.get(b.bet_id, b) for b in shown.bets) or tuple(derived.values())
         return replace(shown, bets=bets)
-
-    def place_bets(
-        self,
-        player: PlayerHandle,
-        round_id: str,
-        bets: Sequence[tuple[str, Decimal | str]],
-        idempotency_key: str | None = None,
-    ) -> list[BetView]:
-        game = self._reader.round_games.get(round_id)
-        wire = self._wire_slip(game, bets)
-        key = idempotency_key or f"livecert-{uuid.uuid4()}"
-        base = {"player": player, "round_id": round_id, "game": game, "idempotency_key": key}
-        batches = [wire] if "batch-bets" in self.capabilities else [[w] for w in wire]
-        if not batches:
-            raise Unsupported("place an empty slip", "the target takes one request per bet")
-        placed: list[BetView] = []
-        spec = self.mapping.operation("place_bets") or {}
-        for index, batch in enumerate(batches):
-            key_of_batch = key if len(batches) == 1 else f"{key}-{index}"  # one key per request
-            values = {**base, "bets": batch, "idempotency_key": key_of_batch}
-            operation = f"place {len(batch)} bet(s)"
-            if "emit" not in spec:
-                fields = self._run("place_bets", operation, values)
-                placed += [self._reader.bet(b) for b in fields.get("bets") or []]
-                continue
-            live = self._stream_of(operation)
-            values["bet"] = batch[0] if len(batch) == 1 else None
-            if spec["emit"].get("ack") is False:  # answered nothing: confirmed (live_bets.py)
-                slip = list(bets) if len(batches) == 1 else [bets[index]]
-                placed += live.place_unanswered(
-                    spec, player, round_id, values, operation, slip, self
-                )
-                continue
-            answer, ack = live.place(spec, player, round_id, values, operation)
-            fields = self._reader.answer("place_bets", operation, spec, answer, values)
-            acked = [unnamed(self._reader.bet(b)) for b in fields.get("bets") or []]
-            live.acknowledged(round_id, player, acked, ack)
-            placed += acked
-        holdings = self._holdings.setdefault(round_id, {})
-        holder = holdings.setdefault(player.player_id, (player, []))
-        holder[1].extend(placed)
-        return placed
-
-    def _wire_slip(
-        self, game: str | None, bets: Sequence[tuple[str, Decimal | str]]
-    ) -> list[dict[str, Any]]:
-        """A slip as the templates see it: each bet's `selection` in the vendor's code, its
-        `stake` in the wire money format, and `code`, ours."""
-        table = self.mapping.selections.get(game) if game else None
-        wire = []
-        for code, stake in bets:
-            try:
-                vendor_code = table.to_vendor(code) if table else code
-            except NotOffered as missing:
-                raise Unsupported(f"bet on {code}", str(missing)) from None
-            if table and vendor_code == code and table.from_vendor(code) != code:
-                # a code we do not have, sent unchanged, that the target reads as one of its
-                # bets ("small" is its Small): no unknown selection can be sent that way
-                raise Unsupported(
-                    f"bet on the selection {code!r}",
-                    f"{code!r} is the target's own code for {table.from_vendor(code)}: sent "
-                    "unchanged it is a valid bet there, not an unknown selection",
-                )
-            wire.append({"selection": vendor_code, "stake": self._write(stake), "code": code})
-        return wire
 
     @property
     def capabilities(self) -> tuple[str, ...]:

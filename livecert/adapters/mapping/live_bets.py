@@ -37,6 +37,7 @@ from livecert.adapters.streams import (
 
 REFUSALS = ("bet_refused", "error")  # what a table pushes to refuse a bet it did not answer
 DEFAULT_EVERY_MS = 500  # how often a read that confirms a bet is sent again
+REQUEST_STREAM = "requests"  # where a bet taken by a request (not the stream) is acknowledged
 Slip = list[tuple[str, Decimal | str]]
 
 
@@ -49,8 +50,9 @@ class Reads(Protocol):
 
 
 class BetsOverStream:
-    """LiveTable's bets sent with no acknowledgement, and a plain WebSocket's answered bets.
-    Needs LiveTable's streams, reader and rounds."""
+    """LiveTable's bets sent with no acknowledgement, a plain WebSocket's answered bets, and
+    bets a request took for a round its stream shows. Needs LiveTable's streams, reader and
+    rounds."""
 
     log: StreamLog
     events: dict[str, dict]
@@ -65,7 +67,31 @@ class BetsOverStream:
     _render: Callable[[Any, dict], Any]
     _closed_before: Callable[[Any, StreamMessage | None], bool]
     bet_stream: Callable[[PlayerHandle, str, str], tuple[Any, str]]
+    player_stream: Callable[[PlayerHandle, str, str | None], str]
     acknowledged: Callable[[str, PlayerHandle, list[BetView], StreamMessage], None]
+
+    # -- bets taken by request at a table that pushes its rounds ------------------------------
+
+    def before_request_bets(self, player: PlayerHandle, round_id: str) -> bool:
+        """A bet about to go by request (not on the stream) for a round the table's stream
+        showed opened: the player's stream joined first, since the bet's settlement comes there
+        (True); False for a round the stream never showed (the target refuses it, or not)."""
+        known = self._rounds.get(round_id)
+        if known is None:
+            return False
+        self.player_stream(player, known.table_id, known.game)
+        return True
+
+    def taken_by_request(self, round_id: str, player: PlayerHandle, bets: list[BetView]) -> None:
+        """Bets a request's answer took, held for the round's settlement and the judge like
+        acknowledged ones: their answer placed after every message logged when it came, on no
+        stream of the table's (so never ordered against the close: a close pushed before an
+        answer that was on its way says nothing of when the bet was taken)."""
+        answered = StreamMessage(
+            self.log.last_seq, REQUEST_STREAM, IN, "the place_bets request's answer", None,
+            time.time(),
+        )  # fmt: skip
+        self.acknowledged(round_id, player, bets, answered)
 
     # -- sending -------------------------------------------------------------------------------
 
