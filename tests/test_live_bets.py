@@ -319,6 +319,41 @@ def test_a_websocket_bet_is_answered_by_the_next_frame_of_its_kind(tmp_path: Pat
     assert (bet.bet_id, bet.round_id, bet.stake) == ("B1", round_id, Decimal("1.00"))
 
 
+def test_bets_sent_at_once_on_one_websocket_each_take_their_own_answer(tmp_path: Path) -> None:
+    """Several bets sent at the same moment on one player's stream: the table answers them in
+    the order they came, and each takes the first answer not taken by a bet sent before it,
+    never another's (20 players sending 3 slips at once read a bet settled "never
+    acknowledged" when two took one answer)."""
+
+    def answers_slowly(table: FakeTable, bet: dict, push: Push) -> None:
+        time.sleep(0.02)  # the answers come while the other bets are already waiting
+        push({"type": "bet.ack", "ok": True, "bet": _placed(table, bet)})
+
+    def answered(data: dict) -> None:
+        place = data["operations"]["place_bets"]
+        place["emit"] = {**place.pop("emit"), "answer_event": "bet.ack"}
+        del place["emit"]["ack"], place["confirm"]
+        place["responses"] = {"success": {"path": "$.ok", "equals": True}}
+        place["answer"] = {"fields": {"bets": {"path": "bet", "shape": "bet"}}}
+
+    stakes = [Decimal(f"{n}.00") for n in range(1, 7)]
+    taken: dict[Decimal, list] = {}
+    with adapter_at(tmp_path, answers_slowly, answered=answered) as (adapter, _, player, round_id):
+        adapter.place_bets(player, round_id, [("BIG", Decimal("9.00"))])  # the stream joined
+
+        def bet(stake: Decimal) -> None:
+            taken[stake] = adapter.place_bets(player, round_id, [("BIG", stake)])
+
+        threads = [threading.Thread(target=bet, args=(stake,)) for stake in stakes]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+    assert sorted(taken) == stakes, taken  # every bet answered
+    assert all(bets[0].stake == stake for stake, bets in taken.items()), taken  # its own
+    assert len({bets[0].bet_id for bets in taken.values()}) == len(stakes)
+
+
 # -- the file's form, checked when it loads --------------------------------------------------
 
 

@@ -106,6 +106,12 @@ class StreamLog:
             self._broken.setdefault(stream, why)
             self._changed.notify_all()
 
+    def nudge(self) -> None:
+        """Wake every wait to look again: what it may take changed with no new message (an
+        answer another wait has let go of)."""
+        with self._changed:
+            self._changed.notify_all()
+
     @property
     def last_seq(self) -> int:
         with self._changed:

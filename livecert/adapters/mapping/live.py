@@ -16,6 +16,7 @@ error, never a hang. A message the file names that lacks what the file reads the
 error, as for any answer.
 """
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -79,6 +80,9 @@ class LiveTable(BetsOverStream, StreamJoins):
         self.settle = spec.get("settle_ms", DEFAULT_SETTLE_MS) / 1000
         self._rounds: dict[str, _Round] = {}
         self._acked: list[LiveEvent] = []
+        self._sending_lock, self._answers_lock = threading.Lock(), threading.Lock()
+        self._awaiting_answer: dict[str, list[int]] = {}
+        self._answers_taken: set[int] = set()
 
     # -- reading messages ----------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ A plain WebSocket answers nothing either; its commonest style answers a bet with
 kind of its own (`answer_event`): the next one on the player's stream is the bet's answer.
 """
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -67,6 +68,10 @@ class BetsOverStream:
     _render: Callable[[Any, dict], Any]
     _closed_before: Callable[[Any, StreamMessage | None], bool]
     bet_stream: Callable[[PlayerHandle, str, str], tuple[Any, str]]
+    _sending_lock: threading.Lock  # a plain WebSocket's answered bets, sent one at a time
+    _answers_lock: threading.Lock  # and their answers taken in the sending order
+    _awaiting_answer: dict[str, list[int]]  # stream -> the seqs of bets sent, not answered yet
+    _answers_taken: set[int]  # the seqs of the answer frames a bet has taken
     player_stream: Callable[[PlayerHandle, str, str | None], str]
     acknowledged: Callable[[str, PlayerHandle, list[BetView], StreamMessage], None]
 
@@ -111,19 +116,37 @@ class BetsOverStream:
     ) -> tuple[Any, StreamMessage]:
         """A plain WebSocket's bet, answered by the next frame of kind `answer_event` on the
         player's stream (a refusal pushed before it is `Refused`)."""
-        sent = self.sent(stream, emit, data)
+        with self._sending_lock:  # sent and queued before the next: the queue keeps their order
+            sent = self.sent(stream, emit, data)
+            with self._answers_lock:  # (never held while the log is: a wait holds the log)
+                waiting = self._awaiting_answer.setdefault(stream, [])
+                waiting.append(sent.seq)
         values = {"round_id": known.round_id if known else None, "game": self._game(known)}
         found: list[tuple[dict | None, StreamMessage]] = []
 
         def match(message: StreamMessage) -> bool:
+            """An answer (or a refusal) not taken yet, once every bet sent before on the stream
+            has taken its own: a table answers a connection's frames in the order they came,
+            and bets sent at once on one stream must not take each other's answers."""
             refusal = self._refusal_in(message, values)
             if refusal is None and message.event != emit["answer_event"]:
                 return False
+            with self._answers_lock:
+                if message.seq in self._answers_taken or waiting[0] != sent.seq:
+                    return False
+                self._answers_taken.add(message.seq)
+                waiting.remove(sent.seq)
             found.append((refusal, message))
             return True
 
         what = f"the answer ({emit['answer_event']}) to the bet sent"
-        message = self.log.wait_for(stream, match, what, sent.seq, self.timeout)
+        try:
+            message = self.log.wait_for(stream, match, what, sent.seq, self.timeout)
+        finally:
+            with self._answers_lock:
+                if sent.seq in waiting:  # never answered: the next in line may take one
+                    waiting.remove(sent.seq)
+            self.log.nudge()  # the next bet in line may take an answer come meanwhile
         refusal, _ = found[-1]
         if refusal is not None:
             raise self._refused(refusal, known, closed_first, message, operation)
