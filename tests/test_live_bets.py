@@ -354,6 +354,47 @@ def test_bets_sent_at_once_on_one_websocket_each_take_their_own_answer(tmp_path:
     assert len({bets[0].bet_id for bets in taken.values()}) == len(stakes)
 
 
+@pytest.mark.parametrize("confirm", ["pushed", "read"])
+def test_alike_bets_sent_at_once_unanswered_are_each_confirmed_once(
+    tmp_path: Path, confirm: str
+) -> None:
+    """The same bet sent four times at the same moment on one stream, never answered: each is
+    confirmed by a bet of its own (the pushed list, or the read, shows all four), never two by
+    one (a settlement of the fourth would read "a bet the player never had acknowledged")."""
+    changes: dict = {}
+    if confirm == "read":
+        changes["changed"] = lambda data: data["operations"]["place_bets"].update(
+            confirm={"read": "get_round", "every_ms": 50}
+        )
+
+    def slowly(table: FakeTable, bet: dict, push: Push) -> None:
+        time.sleep(0.02)
+        (confirms if confirm == "pushed" else records)(table, bet, push)
+
+    taken: list[list] = []
+    with adapter_at(tmp_path, slowly, **changes) as (adapter, _, player, round_id):
+        adapter.place_bets(player, round_id, [("BIG", Decimal("2.00"))])  # the stream joined
+        live = adapter._live
+        held = live.acknowledged
+
+        def held_slowly(*args) -> None:  # a busy machine: the other bets' threads run meanwhile
+            time.sleep(0.05)
+            held(*args)
+
+        live.acknowledged = held_slowly  # type: ignore[method-assign]
+
+        def bet() -> None:
+            taken.append(adapter.place_bets(player, round_id, [("BIG", Decimal("1.00"))]))
+
+        threads = [threading.Thread(target=bet) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+    assert len(taken) == 4 and all(len(bets) == 1 for bets in taken), taken
+    assert len({bets[0].bet_id for bets in taken}) == 4, taken
+
+
 # -- the file's form, checked when it loads --------------------------------------------------
 
 

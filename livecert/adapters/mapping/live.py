@@ -81,6 +81,7 @@ class LiveTable(BetsOverStream, StreamJoins):
         self._rounds: dict[str, _Round] = {}
         self._acked: list[LiveEvent] = []
         self._sending_lock, self._answers_lock = threading.Lock(), threading.Lock()
+        self._confirm_lock = threading.Lock()
         self._awaiting_answer: dict[str, list[int]] = {}
         self._answers_taken: set[int] = set()
 

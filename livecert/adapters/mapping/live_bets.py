@@ -72,6 +72,7 @@ class BetsOverStream:
     _answers_lock: threading.Lock  # and their answers taken in the sending order
     _awaiting_answer: dict[str, list[int]]  # stream -> the seqs of bets sent, not answered yet
     _answers_taken: set[int]  # the seqs of the answer frames a bet has taken
+    _confirm_lock: threading.Lock  # an unanswered bet's confirmation matched and held at once
     player_stream: Callable[[PlayerHandle, str, str | None], str]
     acknowledged: Callable[[str, PlayerHandle, list[BetView], StreamMessage], None]
 
@@ -214,9 +215,10 @@ class BetsOverStream:
             refusal, shown = seen[-1]
             if refusal is not None:
                 raise self._refused(refusal, bet.known, bet.closed_first, message, bet.operation)
-            for index, view in _matched(shown, bet.slip, found, self._held(bet)):
-                found[index] = (view, message)
-                self.acknowledged(bet.round_id, bet.player, [view], message)
+            with self._confirm_lock:  # a bet shown confirms one bet sent, never two at once
+                for index, view in _matched(shown, bet.slip, found, self._held(bet)):
+                    found[index] = (view, message)
+                    self.acknowledged(bet.round_id, bet.player, [view], message)
         return found
 
     def _confirmed_by_reads(
@@ -244,21 +246,22 @@ class BetsOverStream:
                     f"the {confirm['read']} that would confirm the bet was refused ({refused})",
                 ) from None
             mark = self.log.last_seq
-            matched = _matched(shown, bet.slip, found, self._held(bet))
-            late = not bet.closed_first and bet.known is not None  # closed while reading
-            if matched and late and self._closed_before(bet.known, None):
-                raise Unsupported(
-                    bet.operation,
-                    f"the bet showed in the {confirm['read']} only once the table had closed "
-                    f"betting on round {bet.round_id}: when it was taken cannot be ordered "
-                    "against the close",
-                )
-            # the read answered after the log's message `mark`: the bet taken by then
-            confirmed = StreamMessage(mark, bet.stream, IN, f"read {confirm['read']}", None,
-                                      time.time())  # fmt: skip
-            for index, view in matched:
-                found[index] = (view, confirmed)
-                self.acknowledged(bet.round_id, bet.player, [view], confirmed)
+            with self._confirm_lock:  # a bet shown confirms one bet sent, never two at once
+                matched = _matched(shown, bet.slip, found, self._held(bet))
+                late = not bet.closed_first and bet.known is not None  # closed while reading
+                if matched and late and self._closed_before(bet.known, None):
+                    raise Unsupported(
+                        bet.operation,
+                        f"the bet showed in the {confirm['read']} only once the table had "
+                        f"closed betting on round {bet.round_id}: when it was taken cannot be "
+                        "ordered against the close",
+                    )
+                # the read answered after the log's message `mark`: the bet taken by then
+                confirmed = StreamMessage(mark, bet.stream, IN, f"read {confirm['read']}", None,
+                                          time.time())  # fmt: skip
+                for index, view in matched:
+                    found[index] = (view, confirmed)
+                    self.acknowledged(bet.round_id, bet.player, [view], confirmed)
             left = deadline - time.monotonic()
             if len(found) == len(bet.slip) or left <= 0:
                 return found
