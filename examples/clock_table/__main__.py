@@ -1,7 +1,8 @@
 """`python -m examples.clock_table --port 8791 [--betting-ms 1000] [--settle-ms 1000]
-[--accounts 16] [--balance 4000.00] [--fault NAME ...] [--no-ack] [--seed N]`: the clock table,
-its admin token taken from CLOCK_TABLE_ADMIN_TOKEN; its lent accounts from CLOCK_TABLE_ACCOUNTS
-(`user:password,...`) where it is set, else made up and printed as that variable's line."""
+[--accounts 16] [--balance 4000.00[,20000.00...]] [--fault NAME ...] [--no-ack] [--seed N]`:
+the clock table, its admin token taken from CLOCK_TABLE_ADMIN_TOKEN; its lent accounts from
+CLOCK_TABLE_ACCOUNTS (`user:password,...`) where it is set, else made up and printed as that
+variable's line."""
 
 import argparse
 import os
@@ -39,7 +40,12 @@ def main(argv: list[str] | None = None) -> int:
         help="how long a round with bets waits after its close for the lab's outcome",
     )
     parser.add_argument("--accounts", type=int, default=16, help="accounts made up to lend")
-    parser.add_argument("--balance", default="4000.00", help="each account's starting balance")
+    parser.add_argument(
+        "--balance",
+        default="4000.00",
+        help="the accounts' starting balances, given in turn (4000.00,20000.00: every other "
+        "account holds enough for the slips at and beyond the table limits)",
+    )
     parser.add_argument("--seed", type=int, default=None, help="the outcomes' random seed")
     parser.add_argument("--fault", action="append", default=[], choices=FAULTS)
     parser.add_argument("--no-ack", action="store_true", help="bets get no acknowledgement")
@@ -48,9 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(token) < 16:
         print("set CLOCK_TABLE_ADMIN_TOKEN (16 characters or more)", file=sys.stderr)
         return 2
-    balance = parse_cents(args.balance)
-    if balance is None:
-        print("--balance is an amount like 4000.00", file=sys.stderr)
+    balance = [parse_cents(amount.strip()) for amount in args.balance.split(",")]
+    if not balance or None in balance:
+        print("--balance is an amount like 4000.00, or several: 4000.00,20000.00", file=sys.stderr)
         return 2
     tables = ClockTables(
         token,

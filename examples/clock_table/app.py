@@ -25,19 +25,23 @@ naming no player. The table limits are 1.00 to 5,000.00 a bet, refused outside t
 
 Seeded faults (`--fault NAME`, repeatable), each breaking one duty:
 - `result-before-close`: the result is pushed before the close, and bets are still taken for a
-  moment after it, on the result shown (REG-COMMIT-01; Xoc Dia XD-VOID-01: a bowl lifted before
-  betting ends voids the round, this table settles it; Sic Bo SB-RND-03: the dice are entered
-  after betting ends).
+  moment after it, on the result shown (Sic Bo REG-COMMIT-01 and SB-RND-03: the dice are entered
+  after betting ends; Xoc Dia XD-VOID-01: a bowl lifted before betting ends voids the round, this
+  table settles it, and REG-COMMIT-01 where a bet lands in that moment).
 - `double-settle-on-rejoin`: a player whose connection closed while holding a bet on a round not
   yet revealed, and who joins the table again before it settles, is settled twice for each bet:
   two `bet_settled` pushes and the wallet credited twice (REG-MONEY-01, TBL-DISC-02).
 - `late-ack`: a bet sent while betting is open is acknowledged, and taken, after the close went
   out (SB-RND-01 / XD-RND-01, REG-COMMIT-01).
 - `disconnected-bet-never-settled`: a player with no connection open when the round settles is
-  never credited nor told (REG-MONEY-01, TBL-DISC-02).
+  never credited nor told (TBL-DISC-02: what the table owes such a player is the disconnection's
+  duty, money conservation not being judgeable on settlements never shown).
 - `refund-push-misreported`: a refunded bet (Xoc Dia Big/Small on w w r r) is pushed as a win
   returning a cent more than the stake; the wallet gets the stake back (REG-SETTLE-01, XD-PAY-09
-  / XD-PAY-10, REG-MONEY-01: the wallet is not the start less the stakes plus the returns told).
+  / XD-PAY-10, REG-MONEY-01: the wallet is not the start less the stakes plus the returns told;
+  REG-RTP-01 and XD-RTP-01: the returns the sweep measures are those told).
+
+`python -m examples.clock_table.selftest` holds each fault to exactly these clauses per game.
 """
 
 from starlette.applications import Starlette

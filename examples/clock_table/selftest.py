@@ -30,20 +30,28 @@ HERE = Path(__file__).resolve().parent
 CLEAN, NO_ACK = "clean", "clean-no-ack"
 # what each seeded fault breaks, per game (the module docstring of app.py says why)
 DECLARED: dict[tuple[str, str], frozenset[str]] = {
+    # the dice shown before betting ended: REG-COMMIT-01 and SB-RND-03 on the stream's order
     ("result-before-close", "sicbo"): frozenset({"REG-COMMIT-01", "SB-RND-03"}),
-    ("result-before-close", "xocdia"): frozenset({"REG-COMMIT-01", "XD-VOID-01"}),
+    # the tokens shown early void the round by XD-VOID-01, and this table pays it as usual; a bet
+    # on the shown result (REG-COMMIT-01) is judged only where one lands in that moment, which
+    # no scenario aims at
+    ("result-before-close", "xocdia"): frozenset({"XD-VOID-01"}),
     ("double-settle-on-rejoin", "sicbo"): frozenset({"REG-MONEY-01", "TBL-DISC-02"}),
     ("double-settle-on-rejoin", "xocdia"): frozenset({"REG-MONEY-01", "TBL-DISC-02"}),
     ("late-ack", "sicbo"): frozenset({"SB-RND-01", "REG-COMMIT-01"}),
     ("late-ack", "xocdia"): frozenset({"XD-RND-01", "REG-COMMIT-01"}),
-    ("disconnected-bet-never-settled", "sicbo"): frozenset({"REG-MONEY-01", "TBL-DISC-02"}),
-    ("disconnected-bet-never-settled", "xocdia"): frozenset({"REG-MONEY-01", "TBL-DISC-02"}),
+    # the player is told nothing: what the table owes is the disconnection's duty, since money
+    # conservation cannot be judged on settlements never shown
+    ("disconnected-bet-never-settled", "sicbo"): frozenset({"TBL-DISC-02"}),
+    ("disconnected-bet-never-settled", "xocdia"): frozenset({"TBL-DISC-02"}),
+    # the refunds told as wins: their rows, the settlement and the wallet, and the returns the
+    # sweep measures from what the table told (REG-RTP-01, XD-RTP-01)
     ("refund-push-misreported", "xocdia"): frozenset(
-        {"REG-SETTLE-01", "XD-PAY-09", "XD-PAY-10", "REG-MONEY-01"}
+        {"REG-SETTLE-01", "XD-PAY-09", "XD-PAY-10", "REG-MONEY-01", "REG-RTP-01", "XD-RTP-01"}
     ),
 }
 ACCOUNTS = 24
-BALANCE = "20000.00"  # enough for the slips at and beyond the declared limits
+BALANCE = "4000.00,20000.00"  # every other account: enough for the slips at the limits
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ class ClockTables:
         self,
         admin_token: str,
         accounts: dict[str, str],
-        balance_cents: int,
+        balance_cents: list[int],
         timing: Timing,
         faults: frozenset[str],
         seed: int | None = None,
@@ -104,9 +104,10 @@ class ClockTables:
         self.clock = Clock()
         self.passwords = dict(accounts)
         self.player_of: dict[str, str] = {}  # user -> player id
-        for user in accounts:
+        for index, user in enumerate(accounts):  # the balances given, in turn
+            held = balance_cents[index % len(balance_cents)]
             _, made = self.casino.create_player(
-                request("operator", body={"balance": fmt(balance_cents), "name": user})
+                request("operator", body={"balance": fmt(held), "name": user})
             )
             self.player_of[user] = made["player_id"]
         for table, game in TABLES.items():
