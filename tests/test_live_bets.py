@@ -395,6 +395,29 @@ def test_alike_bets_sent_at_once_unanswered_are_each_confirmed_once(
     assert len({bets[0].bet_id for bets in taken}) == 4, taken
 
 
+def test_a_slip_of_a_message_a_bet_is_sent_whole_before_any_is_confirmed(tmp_path: Path) -> None:
+    """A table with no slips (one message a bet) answering none: every bet of a slip goes out
+    before the first confirmation is awaited, so a sweep's 110 bets fit a second of betting
+    (one at a time, each waiting for its confirmation, they did not: the round closed)."""
+    arrived: list[str] = []
+    pushed: list[int] = []
+
+    def confirms_later(table: FakeTable, bet: dict, push: Push) -> None:
+        arrived.append(bet["selection"])
+
+        def confirm() -> None:
+            pushed.append(len(arrived))  # how many bets had come when the first was confirmed
+            confirms(table, bet, push)
+
+        threading.Timer(0.1, confirm).start()
+
+    codes = ["BIG", "SMALL", "ODD", "EVEN", "ANY_TRIPLE"]
+    with adapter_at(tmp_path, confirms_later) as (adapter, _, player, round_id):
+        taken = adapter.place_bets(player, round_id, [(c, Decimal("1.00")) for c in codes])
+    assert [b.selection for b in taken] == codes and len({b.bet_id for b in taken}) == 5
+    assert pushed[0] == len(codes), (pushed, arrived)  # all sent before the first confirmation
+
+
 # -- the file's form, checked when it loads --------------------------------------------------
 
 

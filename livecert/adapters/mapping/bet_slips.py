@@ -48,6 +48,7 @@ class BetSlips:
         if not batches:
             raise Unsupported("place an empty slip", "the target takes one request per bet")
         placed: list[BetView] = []
+        unanswered: list = []  # messages sent, each confirmed once all are sent
         spec = self.mapping.operation("place_bets") or {}
         for index, batch in enumerate(batches):
             key_of_batch = key if len(batches) == 1 else f"{key}-{index}"  # one key per request
@@ -67,8 +68,8 @@ class BetSlips:
             values["bet"] = batch[0] if len(batch) == 1 else None
             if spec["emit"].get("ack") is False:  # answered nothing: confirmed (live_bets.py)
                 slip = list(bets) if len(batches) == 1 else [bets[index]]
-                placed += live.place_unanswered(
-                    spec, player, round_id, values, operation, slip, self
+                unanswered.append(
+                    live.send_unanswered(spec, player, round_id, values, operation, slip)
                 )
                 continue
             answer, ack = live.place(spec, player, round_id, values, operation)
@@ -76,6 +77,8 @@ class BetSlips:
             acked = [unnamed(self._reader.bet(b)) for b in fields.get("bets") or []]
             live.acknowledged(round_id, player, acked, ack)
             placed += acked
+        for sent in unanswered:  # all sent first: the table's betting time holds every one
+            placed += self._stream_of("place bets").confirm_unanswered(spec, sent, self)
         holdings = self._holdings.setdefault(round_id, {})
         holder = holdings.setdefault(player.player_id, (player, []))
         holder[1].extend(placed)

@@ -167,17 +167,36 @@ class BetsOverStream:
     ) -> list[BetView]:
         """One bet message sent with no acknowledgement asked, each of the slip's bets then
         confirmed as the file's `confirm` says: the bets seen taken, in the slip's order."""
+        sent = self.send_unanswered(spec, player, round_id, values, operation, slip)
+        return self.confirm_unanswered(spec, sent, reads)
+
+    def send_unanswered(
+        self,
+        spec: dict,
+        player: PlayerHandle,
+        round_id: str,
+        values: dict,
+        operation: str,
+        slip: Slip,
+    ) -> "_Bet":
+        """One bet message sent with no acknowledgement asked: what its confirmation needs. A
+        slip of one message a bet sends them all before confirming any (a table's betting time
+        may hold a sweep's 110 messages, not 110 waits for their confirmations)."""
         known, stream = self.bet_stream(player, round_id, operation)
         data = self._render(spec["emit"]["data"], self.calls.context(values))
         closed_first = known is not None and self._closed_before(known, None)
         sent = self.sent(stream, spec["emit"], data)
-        context = _Bet(stream, sent, known, round_id, player, slip, closed_first, operation)
+        return _Bet(stream, sent, known, round_id, player, slip, closed_first, operation)
+
+    def confirm_unanswered(self, spec: dict, context: "_Bet", reads: Reads) -> list[BetView]:
+        """The bets of a message `send_unanswered` sent, confirmed as the file's `confirm`
+        says, in the slip's order; a bet never shown as `_never_shown` says."""
         confirm = spec["confirm"]
         if "event" in confirm:
             found = self._confirmed_by_pushes(context)
         else:
             found = self._confirmed_by_reads(context, confirm, reads)
-        missing = [code for index, (code, _) in enumerate(slip) if index not in found]
+        missing = [code for index, (code, _) in enumerate(context.slip) if index not in found]
         if missing:
             self._never_shown(context, missing)
         return [found[index][0] for index in sorted(found)]
