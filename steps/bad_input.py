@@ -244,6 +244,13 @@ def action_in_the_wrong_state(scene: Scene, action: str, which: str) -> None:
     for capability in sorted(needs - set(scene.target.info.capabilities)):
         pytest.skip(missing_reason(capability))
     round_id = scene.open_round().round_id
+    if which == "open" and scene.own_countdown() and scene.refresh_round().state != "betting":
+        # the table's own clock closed the round (a slow bet's answer): no open round is left
+        # to try the action on, and a result taken now says nothing of an open round's
+        raise Unsupported(
+            f"{action} the open round",
+            f"the table closed round {round_id} on its own clock before the dealer's attempt",
+        )
     if which == "paused":
         scene.round = adapter.dealer_action(round_id, "pause", "bad input check")
     do = {

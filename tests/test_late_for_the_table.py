@@ -7,10 +7,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from livecert.adapters.errors import Refused
+from livecert.adapters.errors import Refused, Unsupported
 from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
 from livecert.harness.checks import CheckLedger
 from livecert.suite.fixtures.scene import LATE_TRIES, LateForTheTable, Scene
+from livecert.suite.steps.bad_input import action_in_the_wrong_state
 
 D = Decimal
 
@@ -73,3 +74,18 @@ def test_a_round_the_scenario_bet_on_or_a_table_it_drives_is_never_left() -> Non
     with pytest.raises(LateForTheTable):
         scene.place("Big", D("10.00"))
     assert table.opened == ["r1"]
+
+
+def test_an_open_round_the_table_closed_meanwhile_is_no_open_round_to_try_a_result_on() -> None:
+    """'The dealer tries to enter the result on the open round': where the table's clock closed
+    the round before the attempt (the bet's answer came late), a result it then takes says
+    nothing of an open round's: not testable, never REG-INPUT-01's finding."""
+    table = _TimerTable(late=0)
+    table.get_round = lambda round_id, player=None: RoundView(  # type: ignore[attr-defined]
+        round_id, "t1", "sicbo", "closed", None, ()
+    )
+    scene = _scene(table)
+    scene.target.info = TargetInfo("t", "1", "1", ("sicbo",), "EUR", 2, "down", {}, ())
+    scene.place("Small", D("10.00"))
+    with pytest.raises(Unsupported, match="closed round r1 on its own clock"):
+        action_in_the_wrong_state(scene, "enter the result on", "open")
