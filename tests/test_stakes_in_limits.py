@@ -8,6 +8,7 @@ import json
 import os
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from cli_support import certify, certify_through
@@ -137,9 +138,18 @@ def test_the_guard_keeps_the_slip_limits() -> None:
 
 
 def _stakes_sent(report) -> dict[str, set[str]]:
-    """Every stake of every bet slip the run sent, by scenario."""
+    """Every stake of every bet slip the run sent, by scenario (one archive a process: the
+    run may have been spread over workers)."""
     sent: dict[str, set[str]] = {}
-    with gzip.open(report / "exchanges" / "main.jsonl.gz", "rt", encoding="utf-8") as lines:
+    archives = sorted((report / "exchanges").glob("*.jsonl.gz"))
+    assert archives, f"no exchanges archived in {report}"
+    for archive in archives:
+        _stakes_of(archive, sent)
+    return sent
+
+
+def _stakes_of(archive: Path, sent: dict[str, set[str]]) -> None:
+    with gzip.open(archive, "rt", encoding="utf-8") as lines:
         for line in lines:
             scenario = json.loads(line)
             for exchange in scenario["exchanges"]:
@@ -152,7 +162,6 @@ def _stakes_sent(report) -> dict[str, set[str]]:
                 for bet in (body.get("bets") or []) if isinstance(body, dict) else []:
                     if isinstance(bet, dict) and isinstance(bet.get("stake"), str):
                         sent.setdefault(scenario["name"], set()).add(bet["stake"])
-    return sent
 
 
 def _amount(text: str) -> Decimal | None:
