@@ -300,6 +300,15 @@ def test_a_bet_never_shown_after_the_close_came_first_is_no_finding(tmp_path: Pa
     assert f"closed betting on round {round_id} before it showed" in late.value.reason
 
 
+def answered_by_a_frame(data: dict) -> None:
+    """The mapping of a table answering each bet with a `bet.ack` frame."""
+    place = data["operations"]["place_bets"]
+    place["emit"] = {**place.pop("emit"), "answer_event": "bet.ack"}
+    del place["emit"]["ack"], place["confirm"]
+    place["responses"] = {"success": {"path": "$.ok", "equals": True}}
+    place["answer"] = {"fields": {"bets": {"path": "bet", "shape": "bet"}}}
+
+
 def test_a_websocket_bet_is_answered_by_the_next_frame_of_its_kind(tmp_path: Path) -> None:
     """A plain WebSocket's commonest style: the bet answered by a frame of a kind of its own,
     judged by `responses` and read by `answer` as an acknowledgement is."""
@@ -307,14 +316,12 @@ def test_a_websocket_bet_is_answered_by_the_next_frame_of_its_kind(tmp_path: Pat
     def answers(table: FakeTable, bet: dict, push: Push) -> None:
         push({"type": "bet.ack", "ok": True, "bet": _placed(table, bet)})
 
-    def answered(data: dict) -> None:
-        place = data["operations"]["place_bets"]
-        place["emit"] = {**place.pop("emit"), "answer_event": "bet.ack"}
-        del place["emit"]["ack"], place["confirm"]
-        place["responses"] = {"success": {"path": "$.ok", "equals": True}}
-        place["answer"] = {"fields": {"bets": {"path": "bet", "shape": "bet"}}}
-
-    with adapter_at(tmp_path, answers, answered=answered) as (adapter, _, player, round_id):
+    with adapter_at(tmp_path, answers, answered=answered_by_a_frame) as (
+        adapter,
+        _,
+        player,
+        round_id,
+    ):
         [bet] = adapter.place_bets(player, round_id, [("BIG", Decimal("1.00"))])
     assert (bet.bet_id, bet.round_id, bet.stake) == ("B1", round_id, Decimal("1.00"))
 
@@ -329,16 +336,14 @@ def test_bets_sent_at_once_on_one_websocket_each_take_their_own_answer(tmp_path:
         time.sleep(0.02)  # the answers come while the other bets are already waiting
         push({"type": "bet.ack", "ok": True, "bet": _placed(table, bet)})
 
-    def answered(data: dict) -> None:
-        place = data["operations"]["place_bets"]
-        place["emit"] = {**place.pop("emit"), "answer_event": "bet.ack"}
-        del place["emit"]["ack"], place["confirm"]
-        place["responses"] = {"success": {"path": "$.ok", "equals": True}}
-        place["answer"] = {"fields": {"bets": {"path": "bet", "shape": "bet"}}}
-
     stakes = [Decimal(f"{n}.00") for n in range(1, 7)]
     taken: dict[Decimal, list] = {}
-    with adapter_at(tmp_path, answers_slowly, answered=answered) as (adapter, _, player, round_id):
+    with adapter_at(tmp_path, answers_slowly, answered=answered_by_a_frame) as (
+        adapter,
+        _,
+        player,
+        round_id,
+    ):
         adapter.place_bets(player, round_id, [("BIG", Decimal("9.00"))])  # the stream joined
 
         def bet(stake: Decimal) -> None:
