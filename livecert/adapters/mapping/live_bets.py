@@ -155,21 +155,6 @@ class BetsOverStream:
 
     # -- bets the table does not answer --------------------------------------------------------
 
-    def place_unanswered(
-        self,
-        spec: dict,
-        player: PlayerHandle,
-        round_id: str,
-        values: dict,
-        operation: str,
-        slip: Slip,
-        reads: Reads,
-    ) -> list[BetView]:
-        """One bet message sent with no acknowledgement asked, each of the slip's bets then
-        confirmed as the file's `confirm` says: the bets seen taken, in the slip's order."""
-        sent = self.send_unanswered(spec, player, round_id, values, operation, slip)
-        return self.confirm_unanswered(spec, sent, reads)
-
     def send_unanswered(
         self,
         spec: dict,
