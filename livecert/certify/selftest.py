@@ -15,6 +15,7 @@ are certified like any clause: the harness restarts the embedded reference mid-r
 """
 
 import json
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from livecert.certify.fault_draws import Range, drawn_catalogue, draws_table, family
 from livecert.certify.runner import CertifyError, CertifyOptions, certify
 from livecert.certify.scope import OUTCOME_DUTIES
 from livecert.harness.sweep import sweep_clauses
@@ -64,6 +66,7 @@ class SelftestReport:
     clean: FaultRun | None  # None when the caller certified the clean reference elsewhere
     runs: list[FaultRun] = field(default_factory=list)
     full: bool = False
+    seed: int | None = None  # the draws' seed, when faults with a parameter were drawn
 
     @property
     def clean_ok(self) -> bool:
@@ -102,13 +105,23 @@ def livecert_command(
 
 def list_faults() -> dict[str, list[str]]:
     """The reference's fault catalogue, as `livecert serve --list-faults` prints it."""
+    return fault_listing()[0]
+
+
+def fault_listing() -> tuple[dict[str, list[str]], dict[str, Range]]:
+    """The reference's fault catalogue (name: clauses) and the ranges of the faults that take
+    a parameter, as `livecert serve --list-faults` prints them."""
     done = livecert_command("serve", "--list-faults", timeout=60)
     if done.returncode != 0:
         raise RuntimeError(f"livecert serve --list-faults failed: {done.stderr.strip()}")
-    return {
-        name: clauses.split(",")
-        for name, clauses in (line.split(" ") for line in done.stdout.splitlines())
-    }
+    catalogue: dict[str, list[str]] = {}
+    ranges: dict[str, Range] = {}
+    for line in done.stdout.splitlines():
+        name, clauses, *parameter = line.split(" ")
+        catalogue[name] = clauses.split(",")
+        if parameter:
+            ranges[name] = Range.parse(parameter[0])
+    return catalogue, ranges
 
 
 def game_for(clauses: list[str]) -> str:
@@ -159,8 +172,10 @@ def outcome_histories(fault: str | None, folder: Path) -> list[Path]:
         command += ["--rounds", str(HISTORY_ROUNDS), "--seed", str(HISTORY_SEED)]
         command += ["--out", str(path)]
         done = None
-        if fault is not None:
-            done = subprocess.run([*command, "--fault", fault], capture_output=True, text=True)
+        if fault is not None:  # a drawn fault's parameter is no shaker's: its name says enough
+            done = subprocess.run(
+                [*command, "--fault", family(fault)], capture_output=True, text=True
+            )
         if done is None or done.returncode != 0:
             if done is not None and "shaker, not the" not in done.stderr:
                 raise RuntimeError(f"the history generator failed: {done.stderr.strip()}")
@@ -320,6 +335,7 @@ def report_markdown(report: SelftestReport) -> str:
         "",
         *declared_vs_failed_table(report),
         "",
+        *_draws_section(report),
         "## Runs",
         "",
         "| fault | verdict | exit status | how | time |",
@@ -333,11 +349,28 @@ def report_markdown(report: SelftestReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _draws_section(report: SelftestReport) -> list[str]:
+    """The faults run at drawn values of their parameter, per fault (empty when none were)."""
+    table = draws_table([(r.fault, r.ok) for r in report.runs])
+    if not table:
+        return []
+    return [
+        "## Faults drawn over their range",
+        "",
+        f"Seed {report.seed} (`--seed {report.seed}` draws the same values again); a run is "
+        "caught when every declared clause failed and no other.",
+        "",
+        *table,
+        "",
+    ]
+
+
 def write_report(report: SelftestReport, folder: Path) -> tuple[Path, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     as_json = {
         "ok": report.ok,
         "full": report.full,
+        "seed": report.seed,
         "clean": asdict(report.clean) if report.clean is not None else None,
         "faults": [asdict(r) for r in report.runs],
     }
@@ -347,10 +380,17 @@ def write_report(report: SelftestReport, folder: Path) -> tuple[Path, Path]:
     return json_path, md_path
 
 
-def main(report_dir: Path | None, workers: int, only: list[str], full: bool = False) -> int:
+def main(
+    report_dir: Path | None,
+    workers: int,
+    only: list[str],
+    full: bool = False,
+    draws: int = 0,
+    seed: int | None = None,
+) -> int:
     folder = report_dir or Path("reports") / ("selftest-full" if full else "selftest")
-    catalogue = list_faults()
-    unknown = [name for name in only if name not in catalogue]
+    catalogue, ranges = fault_listing()
+    unknown = [name for name in only if family(name) not in catalogue]
     if unknown:
         print(
             f"livecert selftest: unknown fault(s) {unknown}; `livecert serve --list-faults` "
@@ -358,9 +398,16 @@ def main(report_dir: Path | None, workers: int, only: list[str], full: bool = Fa
             file=sys.stderr,
         )
         return 3
-    chosen = {name: catalogue[name] for name in dict.fromkeys(only)} if only else catalogue
+    # a fault named NAME=VALUE runs at that value only; a bare one with a range is drawn
+    chosen = {name: catalogue[family(name)] for name in dict.fromkeys(only)} if only else catalogue
+    drawn = draws and any(name in ranges for name in chosen)
+    if drawn:
+        seed = secrets.randbelow(1 << 32) if seed is None else seed
+        print(f"livecert selftest: drawing {draws} values of each fault's parameter, seed {seed}")
+        chosen = drawn_catalogue(chosen, ranges, draws, seed)
     with tempfile.TemporaryDirectory(prefix="livecert-selftest-") as scratch:
         report = run_selftest(Path(scratch), chosen, workers, full=full)
+    report.seed = seed if drawn else None
     json_path, md_path = write_report(report, folder)
     print(report_markdown(report))
     print(f"written: {md_path} and {json_path}")

@@ -297,7 +297,17 @@ def run_selftest(args: argparse.Namespace, argv: list[str]) -> int:
     except SettingsError as error:
         return _usage("selftest", str(error))
     chosen = [*args.fault, *(f.strip() for f in args.faults.split(",") if f.strip())]
-    return selftest_main(args.report_dir, args.selftest_workers, chosen, full=args.full)
+    draws = args.draws if args.draws is not None else (5 if args.full else 0)
+    if draws < 0:
+        return _usage("selftest", "--draws must be 0 or more")
+    return selftest_main(
+        args.report_dir,
+        args.selftest_workers,
+        chosen,
+        full=args.full,
+        draws=draws,
+        seed=args.seed,
+    )
 
 
 def run_report(args: argparse.Namespace, argv: list[str]) -> int:

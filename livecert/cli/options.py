@@ -428,6 +428,22 @@ def selftest_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "a clause failing outside its declared ones is a false alarm, a declared clause that "
         "does not fail an escape",
     )
+    selftest.add_argument(
+        "--draws",
+        type=int,
+        default=None,
+        metavar="N",
+        help="runs of each fault that takes a parameter (a stake threshold, a delay, a round "
+        "depth), its value drawn over the fault's whole range: the two ends, then uniform "
+        "draws (default 5 with --full, else 0: the parameter's default)",
+    )
+    selftest.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="the seed of the draws, to make a run again (default: a random one, printed)",
+    )
     return selftest
 
 

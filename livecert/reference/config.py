@@ -6,6 +6,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from livecert.reference.faults import FaultSet
+from livecert.reference.faults import check as check_faults
+
 DEFAULT_OPERATOR_TOKEN = "operator-dev-token"
 DEFAULT_DEALER_TOKEN = "dealer-dev-token"
 DEFAULT_COUNTDOWN_MS = 15_000
@@ -47,3 +50,8 @@ class Config:
     fault_delay_ms: int = 300  # the slow step of the idempotency-key-recorded-late fault
     drawn_rounds: int = 0  # rounds of each game's drawn table (drawn.py), made at start-up
     shaker_seed: int | None = None  # the drawn tables' seed; None: the system's randomness
+
+    def __post_init__(self) -> None:
+        # faults named in a plain set (as tests give them) take their parameters' defaults
+        if not isinstance(self.faults, FaultSet):
+            object.__setattr__(self, "faults", check_faults(sorted(self.faults)))

@@ -7,16 +7,10 @@ certification run legitimately detects (settlement and RTP duties besides the br
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from livecert.reference.fault_ranges import RANGED
+from livecert.reference.fault_values import Fault, FaultSet
 
-
-@dataclass(frozen=True)
-class Fault:
-    """One seeded fault: its name, the clause IDs it breaks, and what it does."""
-
-    name: str
-    clauses: tuple[str, ...]
-    description: str
+__all__ = ["FAULTS", "Fault", "FaultSet", "check", "listing"]
 
 
 _PAY = ("REG-SETTLE-01", "REG-RTP-01")
@@ -444,19 +438,36 @@ _ENTRIES: tuple[Fault, ...] = (
     ),
 )
 
-FAULTS: dict[str, Fault] = {fault.name: fault for fault in _ENTRIES}
+FAULTS: dict[str, Fault] = {fault.name: fault for fault in (*_ENTRIES, *RANGED)}
 
 
 def listing() -> list[str]:
-    """One line per fault, `NAME CLAUSE[,CLAUSE...]`, as `livecert serve --list-faults` prints."""
-    return [f"{fault.name} {','.join(fault.clauses)}" for fault in _ENTRIES]
+    """One line per fault, `NAME CLAUSE[,CLAUSE...]` and, for a fault with a parameter,
+    ` KIND:LOW..HIGH` (its whole range), as `livecert serve --list-faults` prints."""
+    lines = []
+    for fault in FAULTS.values():
+        line = f"{fault.name} {','.join(fault.clauses)}"
+        if fault.parameter is not None:
+            line += f" {fault.parameter.listed}"
+        lines.append(line)
+    return lines
 
 
-def check(names: list[str] | tuple[str, ...]) -> frozenset[str]:
-    """Validate fault names; raise ValueError naming the unknown ones and listing the valid ones."""
+def check(specs: list[str] | tuple[str, ...]) -> FaultSet:
+    """The faults `specs` name (`NAME` or `NAME=VALUE`), each parameter checked against its
+    range (a parameter left out takes its default); raise ValueError naming what is wrong."""
+    names = [spec.partition("=")[0] for spec in specs]
     unknown = [name for name in names if name not in FAULTS]
     if unknown:
         raise ValueError(
             f"unknown fault(s): {', '.join(unknown)}; valid faults: {', '.join(FAULTS)}"
         )
-    return frozenset(names)
+    values: dict[str, str] = {}
+    for spec in specs:
+        name, given, text = spec.partition("=")
+        parameter = FAULTS[name].parameter
+        if given and parameter is None:
+            raise ValueError(f"the fault {name} takes no parameter (give it as {name})")
+        if parameter is not None:
+            values[name] = parameter.parse(text) if given else parameter.default
+    return FaultSet(names, values)
