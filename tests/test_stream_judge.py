@@ -158,6 +158,7 @@ def test_an_acknowledgement_and_a_close_on_different_streams_are_not_ordered() -
 
 def test_a_settlement_pushed_twice_is_one_and_one_never_placed_fails() -> None:
     log = StreamLog()
+    log.add("player", "in", "round:open", {"round": "R1"})
     log.add("player", "in", "round:result", {"round": "R1", "dice": [1, 2, 3]})
     settled = {"round": "R1", "bet": "b9", "selection": "SMALL", "amount": 100, "returned": 200}
     log.add("player", "in", "bet:settled", settled)
@@ -166,6 +167,22 @@ def test_a_settlement_pushed_twice_is_one_and_one_never_placed_fails() -> None:
     verdict = judge_stream(read_events(log, RULES, cents), SICBO, start=start)
     never = [c for c in verdict.failed if "never had acknowledged" in c.what]
     assert len(never) == 1 and set(never[0].clauses) == {"REG-SETTLE-01", "REG-MONEY-01"}
+
+
+def test_an_unknown_bet_settled_on_a_round_opened_before_the_events_is_not_judged() -> None:
+    """A lent account's stream read by the next scenario: a bet its table took only after the
+    earlier scenario ended settles on a round this reader never saw open. Whose it was is not
+    known, so it is left unjudged with the reason, never a phantom settlement."""
+    log = StreamLog()
+    log.add("player", "in", "round:result", {"round": "R0", "dice": [1, 2, 3]})
+    settled = {"round": "R0", "bet": "b9", "selection": "SMALL", "amount": 100, "returned": 200}
+    log.add("player", "in", "bet:settled", settled)
+    verdict = judge_stream(
+        read_events(log, RULES, cents), SICBO, start={"player": Decimal("10.00")}
+    )
+    assert not [c for c in verdict.failed if "never had acknowledged" in c.what]
+    [(clauses, why)] = [u for u in verdict.unjudged if "bet b9" in u[1]]
+    assert set(clauses) == {"REG-SETTLE-01", "REG-MONEY-01"} and "opened before" in why
 
 
 def test_a_rule_that_reads_nothing_is_the_rule_s_mistake() -> None:

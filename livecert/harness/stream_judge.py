@@ -11,7 +11,9 @@ order the harness saw them.
   was shown fails REG-COMMIT-01 unless it is void and returned.
 - A settlement for a bet the player never had acknowledged, or for a round that never reported
   its result; a bet settled twice with other amounts: REG-SETTLE-01 and REG-MONEY-01. A
-  settlement pushed twice alike is one settlement (the evidence keeps both).
+  settlement pushed twice alike is one settlement (the evidence keeps both). A settlement of an
+  unknown bet on a round that opened before the events began is not judged: it may be an
+  earlier scenario's bet, one the table took only after that scenario had ended.
 - Each return against the paytable, on the bet as it was acknowledged (its stake and
   selection; a settlement that restates them otherwise fails REG-SETTLE-01).
 - The last balance of a player's stream against its start less the stakes plus the returns,
@@ -31,6 +33,7 @@ from livecert.adapters.live_events import (
     BET_ACKED,
     BETTING_CLOSED,
     RESULT,
+    ROUND_OPENED,
     SETTLED,
     LiveEvent,
 )
@@ -89,6 +92,7 @@ def _settlements(
     stream and that round (one naming no round is of the acknowledged bet's round); anything
     else fails REG-SETTLE-01 (a settlement of a bet never taken fails REG-MONEY-01 too)."""
     resulted = {e.round_id for e in events if e.kind == RESULT}
+    opened = {e.round_id for e in events if e.kind == ROUND_OPENED}
     once: dict[str, LiveEvent] = {}
     for settled in (e for e in events if e.kind == SETTLED):
         first = once.get(settled.bet_id or "")
@@ -106,6 +110,17 @@ def _settlements(
         ack = acks.get(settled.bet_id or "")
         once[settled.bet_id or ""] = settled
         if ack is None:
+            if settled.round_id is not None and settled.round_id not in opened:
+                # a round that opened before these events began: its bets may be an earlier
+                # reader's (a bet taken only after its scenario ended), so not judged here
+                verdict.unjudged.append(
+                    (
+                        (SETTLE, MONEY),
+                        f"bet {settled.bet_id} settled on round {settled.round_id}, a round "
+                        "opened before the stream was read here: whose bet it was is not known",
+                    )
+                )
+                continue
             if settled.stream in players:
                 verdict.checks.append(
                     StreamCheck(
