@@ -342,6 +342,12 @@ NO_DECLARED_MAX = (
 )
 
 
+def _no_declared_max(scene: Scene) -> str:
+    """Why the declared maximum RTP is not compared: none declared, or one sent outside the
+    contract's schema (a number, not a decimal string: CONTRACT-02's finding), so not read."""
+    return scene.target.declared.reason(f"max_rtp.{scene.game}") or NO_DECLARED_MAX
+
+
 @then(parsers.re(r"the highest return is the declared maximum RTP of (?P<stated>\d+\.\d+)%"))
 def highest_is_declared(
     scene: Scene,
@@ -375,7 +381,7 @@ def highest_is_declared(
     if only:
         failures = _judge_narrowed_maximum(scene, facts, only, stated, declared, measured)
         if declared is None:
-            scene.unproven[RTP_DUTY] = NO_DECLARED_MAX
+            scene.unproven[RTP_DUTY] = _no_declared_max(scene)
         elif not declared_right:  # what the target declares needs no sweep
             failures.append(scene.checks.failed(clauses, declared_problem))
         if failures:
@@ -393,7 +399,7 @@ def highest_is_declared(
         selection=best_code,
     )
     if declared is None:
-        scene.unproven[RTP_DUTY] = NO_DECLARED_MAX
+        scene.unproven[RTP_DUTY] = _no_declared_max(scene)
     else:
         scene.checks.check(
             declared_right, clauses, declared_problem, f"the target declares the rules' {stated}%"

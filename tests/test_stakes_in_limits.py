@@ -220,18 +220,21 @@ def test_no_scenario_stakes_outside_the_declared_limits(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("game", "fault", "clauses"),
+    ("game", "fault", "row"),
     [
         ("sicbo", "three-to-two-rounds-wrong-way", "SB-PAY-12"),
         ("xocdia", "point-ninety-six-rounds-the-wrong-way", "XD-PAY-07"),
     ],
 )
-def test_the_twins_still_catch_a_rounding_fault(tmp_path, game, fault, clauses) -> None:
+def test_the_twins_still_catch_a_rounding_fault(tmp_path, game, fault, row) -> None:
     """The rounding scenarios judged on their twins (a minimum of 1.00: 0.01 bet as 1.01) still
-    fail a server rounding the wrong way, on its clause."""
+    fail a server rounding the wrong way, on the rounding duty (REG-SETTLE-01) alone: the
+    paytable row the fault rounds is not failed by it."""
+    clauses = f"REG-SETTLE-01,{row}"
     with EmbeddedServer(table_limits="min_bet=1.00", faults=(fault,)) as server:
         status, certificate, output = certify_through(tmp_path, server.url, server, game, clauses)
     assert status == 1, output[-3000:]
-    failure = certificate["clauses"][clauses]["checks"]["first_failure"]
-    assert certificate["clauses"][clauses]["status"] == "failed"
+    failed = sorted(c for c, r in certificate["clauses"].items() if r["status"] == "failed")
+    assert failed == ["REG-SETTLE-01"], output[-3000:]
+    failure = certificate["clauses"]["REG-SETTLE-01"]["checks"]["first_failure"]
     assert "1.01" in json.dumps(failure), failure  # found on a twin

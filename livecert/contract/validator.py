@@ -114,6 +114,20 @@ class Contract:
         if problem is not None:
             raise ContractViolation(op.operation_id, status, problem)
 
+    def body_problems(
+        self, method: str, path: str, status: int, body: Any
+    ) -> list[tuple[tuple[str | int, ...], str]]:
+        """Every place `body` breaks the schema for `status` (not only the first), each with
+        what the schema wants there: what a reader keeping the rest of an answer leaves out."""
+        op = self.operation(method, path)
+        ref = self._response_schema_ref(op, status) if op is not None else None
+        if not ref:
+            return []
+        return [
+            (tuple(error.instance_path), schema_problem(error))
+            for error in self._validator(ref).iter_errors(body)
+        ]
+
 
 def _problem(validator: Any, body: Any) -> str | None:
     """What is wrong with `body` by the schema, or None when nothing is."""

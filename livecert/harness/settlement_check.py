@@ -8,10 +8,56 @@ from livecert.adapters.model import BetView
 from livecert.harness.checks import CheckLedger
 from livecert.harness.findings import ClauseFailure, HarnessError
 from livecert.harness.forced_result import forcing_failed
-from livecert.rules import ExpectedSettlement, Paytable, expected_settlement
+from livecert.rules import (
+    ROUNDING_MODES,
+    ExpectedSettlement,
+    Paytable,
+    expected_settlement,
+    round_to_minor,
+)
 from livecert.rules.conditions import Outcome
 
+# RULES.md F: "Bets are settled according to the published rules"; the rounding rule is the one
+# the implementation publishes (RULES.md D, money: "every settlement is checked against the
+# exact amount under that rule"), so a win rounded by another rule breaks this duty alone
 SETTLE_DUTY = "REG-SETTLE-01"
+
+
+def rounded_otherwise(
+    expected: ExpectedSettlement,
+    win: Decimal | None,
+    returned: Decimal | None,
+    minor_unit: int,
+    declared: str,
+) -> str | None:
+    """The rounding rules, other than the `declared` one, that explain a win differing from the
+    expected one exactly (the exact win rounded by them to the minor unit, and returned with the
+    stake: "'up' or 'half-up'"), or None. Such a difference is the rounding duty's
+    (REG-SETTLE-01) alone: the row's odds gave the exact amount. Any other difference is not
+    explained by rounding."""
+    if expected.outcome != "win" or win is None or win == expected.win:
+        return None
+    if returned != expected.stake + win:
+        return None
+    modes = [
+        repr(mode)
+        for mode in ROUNDING_MODES
+        if mode != declared and round_to_minor(expected.exact_win, minor_unit, mode) == win
+    ]
+    return " or ".join(modes) or None
+
+
+def settled_clauses(
+    expected: ExpectedSettlement, bet: BetView, minor_unit: int, declared: str
+) -> tuple[str, ...]:
+    """The clauses a settlement of `bet` is judged on: its paytable row's and REG-SETTLE-01;
+    only REG-SETTLE-01 where it is settled as expected but for the rounding direction (a win
+    the oracle cannot tell from the row's at these amounts judges the row neither way)."""
+    outcome_right = not bet.outcome_read or bet.outcome == expected.outcome
+    rounded = rounded_otherwise(expected, bet.win, bet.returned, minor_unit, declared)
+    if bet.status == "settled" and outcome_right and rounded:
+        return (SETTLE_DUTY,)
+    return (*expected.clauses, SETTLE_DUTY)
 
 
 @dataclass(frozen=True)
@@ -26,6 +72,8 @@ class SettlementRow:
     actual_returned: Decimal | None
     actual_status: str
     outcome_judged: bool = True  # False: the target did not say it (inferred from the amounts)
+    minor_unit: int = 2  # the target's declared minor unit and rounding rule
+    rounding: str = "down"
 
     @property
     def matches(self) -> bool:
@@ -38,18 +86,45 @@ class SettlementRow:
         )
 
     @property
+    def rounded_as(self) -> str | None:
+        """The other rounding rule the target settled this bet by, if that is its only fault."""
+        if self.actual_status != "settled":
+            return None
+        if self.outcome_judged and self.actual_outcome != self.expected.outcome:
+            return None
+        return rounded_otherwise(
+            self.expected, self.actual_win, self.actual_returned, self.minor_unit, self.rounding
+        )
+
+    @property
     def clauses(self) -> tuple[str, ...]:
-        """The clauses a mismatch on this bet is evidence against."""
+        """The clauses this bet is evidence for or against: its row's and REG-SETTLE-01, or
+        REG-SETTLE-01 alone where it differs only by the rounding direction."""
+        if not self.matches and self.rounded_as:
+            return (SETTLE_DUTY,)
         return (*self.expected.clauses, SETTLE_DUTY)
 
     def describe(self) -> str:
         e = self.expected
-        return (
+        text = (
             f"{self.code} stake {self.stake}: expected {e.outcome} win {e.win} returned "
             f"{e.returned}, target said {self.actual_status}/{self.actual_outcome}"
             f"{'' if self.outcome_judged else ' (not said: from the amounts)'} win "
             f"{self.actual_win} returned {self.actual_returned}"
         )
+        mode = None if self.matches else self.rounded_as
+        if mode:
+            text += (
+                f" (the exact win {_exact(e)} rounded {mode}, not by the declared rule "
+                f"{self.rounding!r})"
+            )
+        return text
+
+
+def _exact(expected: ExpectedSettlement) -> str:
+    """The exact win as a decimal (a win is a stake times odds of a few decimals: it ends)."""
+    exact = expected.exact_win
+    return str(Decimal(exact.numerator) / Decimal(exact.denominator))
 
 
 def check_bet(
@@ -67,6 +142,8 @@ def check_bet(
         bet.returned,
         bet.status,
         bet.outcome_read,
+        minor_unit,
+        rounding,
     )
 
 

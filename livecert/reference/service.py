@@ -110,6 +110,14 @@ class Service(Rounds, Settlement, Betting, Idempotency, Records, History, Player
 
     # -- info ----------------------------------------------------------------------------------
     def info(self) -> Json:
+        declared = self._declarations()
+        if "info-money-as-numbers" in self.faults:  # FAULT info-money-as-numbers: JSON numbers
+            declared["max_rtp"] = {g: float(v) for g, v in declared["max_rtp"].items()}
+            for bounds in declared.get("limits", {}).values():
+                bounds.update({n: float(v) for n, v in bounds.items()})
+        return declared
+
+    def _declarations(self) -> Json:
         return {
             "implementation": {
                 "name": "livecert-reference",

@@ -99,6 +99,8 @@ def rounding_mode(code: str, declared: str, faults: frozenset[str]) -> str:
     """The rounding applied to this selection's fractional win (the declared rule, faults aside)."""
     if code in _POINT_NINETY_SIX and "point-ninety-six-rounds-the-wrong-way" in faults:
         return opposite_rounding(declared)  # FAULT point-ninety-six-rounds-the-wrong-way
+    if code == "TWO_TWO" and "three-to-two-rounds-wrong-way" in faults:
+        return opposite_rounding(declared)  # FAULT three-to-two-rounds-wrong-way: 1.5:1 is 3:2
     return declared
 
 

@@ -37,7 +37,13 @@ def _red(tokens: tuple[str, ...]) -> int:
 def test_xocdia_faults_are_catalogued_with_xd_clauses() -> None:
     names = list(faults.FAULTS)[20:40]
     assert len(names) == 20
-    assert all(any(c.startswith("XD-") for c in faults.FAULTS[n].clauses) for n in names)
+    # but the rounding fault: a win rounded the other way breaks the rounding duty alone
+    rounding = {"point-ninety-six-rounds-the-wrong-way": ("REG-SETTLE-01",)}
+    assert all(
+        any(c.startswith("XD-") for c in faults.FAULTS[n].clauses)
+        or faults.FAULTS[n].clauses == rounding.get(n)
+        for n in names
+    )
 
 
 def test_big_loses_on_two_two() -> None:
