@@ -17,6 +17,7 @@ from livecert.certify.clause_status import (
     clause_statuses,
     mark_not_applicable,
 )
+from livecert.certify.history_findings import judge_history_findings
 from livecert.certify.outcome_duties import judge_outcome_duties, limitation
 from livecert.certify.run_sections import latency, reproductions, rtp, sweep
 from livecert.certify.scope import (
@@ -146,6 +147,7 @@ def build_certificate(
     analyses = [r["analysis"] for r in records if r["type"] == "outcome_analysis"]
     unread = [r["message"] for r in records if r["type"] == "outcome_history_error"]
     judge_outcome_duties(statuses, analyses, games, unread)
+    judge_history_findings(statuses, records)
     waived = apply_waivers(statuses, waivers)
     judged_failed = [c for c, row in statuses.items() if row["status"] == "failed"]
     failed = [c for c in judged_failed if c not in waived]

@@ -20,8 +20,9 @@ from livecert.adapters.errors import MappingAnswerError, Refused, Unsupported
 from livecert.adapters.registry import AdapterOptions, build_adapter
 from livecert.contract import ContractViolation
 from livecert.fairness import HistoryError, build_history, read_history_file
-from livecert.fairness.history import Row, checked_rows, game_of
+from livecert.fairness.history import HistoryDisorder, Row, checked_rows, game_of
 from livecert.harness.exchange_archive import read_archive
+from livecert.harness.history_judge import HISTORY_CLAUSE
 from livecert.report.manifest import sha256_of
 
 HISTORY_CAPABILITY = "round-history"
@@ -124,7 +125,7 @@ def rows_from_target(adapter: Any, table_id: str, game: str | None) -> list[Row]
                     "history would end there without saying so"
                 )
             if page.next == after:
-                raise HistoryError(f"{where}: the next page's cursor {after!r} came back again")
+                raise HistoryDisorder(f"{where}: the next page's cursor {after!r} came back again")
             after = page.next
         raise HistoryError(
             f"{where}: more than {MAX_PAGES * PAGE_SIZE:,} rounds; the pages never ended"
@@ -192,8 +193,10 @@ def history_records(
 ) -> list[dict[str, Any]]:
     """The run record's lines for the histories: an analysis each (written beside the report
     too), the harness's own rounds of this run left out. A history that could not be read is
-    an `outcome_history_error` (the duties are then not tested, with it); a mapping's mistake
-    is a harness error too, never the target's."""
+    an `outcome_history_error` (the duties are then not tested, with it); one whose rounds
+    repeat or go back in time is also a `history_finding` on HISTORY_CLAUSE (the operation
+    promises every finished round once, oldest first); a mapping's mistake is a harness error
+    too, never the target's."""
     records: list[dict[str, Any]] = []
     given = list(histories)
     for table in tables:
@@ -201,6 +204,12 @@ def history_records(
             rows = rows_from_target(adapter, table, None)
             given.append((f"{TABLE_SOURCE}{table}", rows))
             continue
+        except HistoryDisorder as error:
+            problem = str(error)
+            finding = f"{HISTORY_CLAUSE}: the round history breaks its operation's promise: {error}"
+            records.append(
+                {"type": "history_finding", "clause": HISTORY_CLAUSE, "message": finding}
+            )
         except HistoryError as error:
             problem = str(error)
         except (TargetError, ContractViolation, Refused, Unsupported) as error:

@@ -33,6 +33,12 @@ class HistoryError(ValueError):
     """A history that cannot be read as given: the message names the line and what to fix."""
 
 
+class HistoryDisorder(HistoryError):
+    """A history whose rounds repeat or go back in time. A lab's file is only unreadable so; a
+    history read from the target breaks the promise of its round-history operation (every
+    finished round once, oldest first): the target's finding (livecert.certify.outcomes)."""
+
+
 class Row(NamedTuple):
     """One round of the history, checked (a tuple: a million are read in seconds)."""
 
@@ -249,7 +255,7 @@ def checked_rows(rows: Iterable[tuple[int, dict]], game: str | None, where: str)
         if row.time:
             when = _time(row.time, f"{where}:{line}")
             if last is not None and when < last[0]:
-                raise HistoryError(
+                raise HistoryDisorder(
                     f"{where}:{line}: time {row.time} is before line {last[1]}'s: a history is "
                     "read oldest first (the runs and serial correlation follow its order)"
                 )
@@ -257,7 +263,7 @@ def checked_rows(rows: Iterable[tuple[int, dict]], game: str | None, where: str)
         if row.outcome:
             game = game or _game_of(list(row.outcome))
         if row.round_id in seen:
-            raise HistoryError(
+            raise HistoryDisorder(
                 f"{where}:{line}: round {row.round_id!r} is also on line {seen[row.round_id]}"
             )
         seen[row.round_id] = line

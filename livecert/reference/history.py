@@ -60,7 +60,8 @@ class History(ServicePart):
                         "(give the `next` of the page before, or nothing for the first page)"
                     )
                 after_seq = row["seq"]
-            rows = self.store.history_page(tid, after_seq, size + 1)
+            rows = self._page_rows(tid, after_seq, size)
+            misshown = self._misshown(tid)
         game = GAMES[table["game"]]
         page = rows[:size]
         return {
@@ -70,7 +71,10 @@ class History(ServicePart):
                     "state": row["state"],
                     "result": None
                     if row["result"] is None
-                    else game.result_view(tuple(json.loads(row["result"])), self.faults),
+                    else game.result_view(
+                        _shown_result(json.loads(row["result"]), row["id"] == misshown),
+                        self.faults,
+                    ),
                     "settled_at": iso(
                         row["settled_at"] if row["settled_at"] is not None else row["finished_at"]
                     ),
@@ -82,3 +86,39 @@ class History(ServicePart):
             ],
             "next": page[-1]["id"] if len(rows) > size else None,
         }
+
+    def _page_rows(self, tid: str, after_seq: int, size: int) -> list:
+        """The page's rows and one more (which says a next page exists)."""
+        if after_seq and self._from_depth(tid, "history-repeats-round", after_seq):
+            # FAULT history-repeats-round: the cursor's own round opens the page again
+            return self.store.history_page(tid, after_seq - 1, size + 1)
+        if after_seq and self._from_depth(tid, "history-skips-round", after_seq):
+            # FAULT history-skips-round: the round after the cursor is left out
+            return self.store.history_page(tid, after_seq, size + 2)[1:]
+        return self.store.history_page(tid, after_seq, size + 1)
+
+    def _from_depth(self, tid: str, fault: str, after_seq: int) -> bool:
+        """Whether `fault` runs and the cursor is at the table's D-th finished round or later."""
+        if fault not in self.faults:
+            return False
+        depth = self.faults.number(fault)
+        first = self.store.history_page(tid, 0, depth)
+        return len(first) == depth and after_seq >= first[-1]["seq"]
+
+    def _misshown(self, tid: str) -> str | None:
+        """The round whose result the history shows wrong, under its fault."""
+        if "history-shows-wrong-result" not in self.faults:
+            return None
+        depth = self.faults.number("history-shows-wrong-result")
+        newest = self.store.settled_rounds(tid, depth)  # FAULT history-shows-wrong-result
+        return newest[-1]["id"] if len(newest) == depth else None
+
+
+def _shown_result(result: list, wrong: bool) -> tuple:
+    """The stored result, or under its fault another one: the first die one higher (6 to 1),
+    the first token turned over."""
+    if not wrong:
+        return tuple(result)
+    first = result[0]
+    other = first % 6 + 1 if isinstance(first, int) else ("w" if first == "r" else "r")
+    return (other, *result[1:])
