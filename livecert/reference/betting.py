@@ -48,7 +48,7 @@ class Betting(ServicePart):
         fingerprint = json.dumps({"round_id": rid, "bets": slip}, sort_keys=True)
         with self.store.transaction():
             if key is not None:
-                seen = self.store.idempotency(pid, key)
+                seen = self.recall_key(pid, key, rid)  # the store, faults aside
                 if seen is not None and self._key_forgotten(rid):
                     seen = None  # FAULT idempotency-key-forgotten-at-close
                 if seen is not None:
@@ -117,7 +117,7 @@ class Betting(ServicePart):
                 # FAULT idempotency-key-recorded-late
                 late_keys.append((pid, key, fingerprint, json.dumps(answer), now))
             elif key is not None:
-                self.store.remember(pid, key, fingerprint, json.dumps(answer), now)
+                self.keep_key(pid, key, rid, fingerprint, json.dumps(answer), now)
             return 201, answer
 
     def _late_bet_allowed(self, row: Row, state: str) -> bool:
