@@ -1,5 +1,5 @@
 """Steps of a round's life that both games share: the betting window, re-shakes, withdrawals,
-pauses, cancellations, disconnections and the bet record.
+pauses, disconnections and the bet record (cancelled and void rounds: steps/refunds.py).
 
 Each check names the clauses it judges (the scenario's tags decide which of them it may judge
 there, fixtures/scene.py). A dealer's action is checked before (the round is in a state the
@@ -12,16 +12,14 @@ import uuid
 from datetime import datetime
 from decimal import Decimal
 
-import allure
 from pytest_bdd import given, parsers, then, when
 
 from livecert.adapters.errors import Unsupported
 from livecert.harness.attempts import refusal
 from livecert.harness.dealer import open_round
-from livecert.harness.round_clauses import CANCEL, COMMIT, PAUSE, RESHAKE, RESUME
+from livecert.harness.round_clauses import COMMIT, PAUSE, RESHAKE, RESUME, WINDOW
 from livecert.harness.vocabulary import paytable, selection_code
-from livecert.suite.fixtures.attachments import attach_text
-from livecert.suite.fixtures.scene import UNFINISHED, PlacedBet, Scene
+from livecert.suite.fixtures.scene import PlacedBet, Scene
 
 GAMES = {"Sic Bo": "sicbo", "Xoc Dia": "xocdia"}
 RESHAKE_REASONS = {
@@ -33,12 +31,7 @@ RESHAKE_REASONS = {
 }
 NO_WITHDRAWAL = "SB-RND-04"  # bets cannot be withdrawn or cancelled, also not on a re-shake
 DEFAULT_RESULT = {"sicbo": (1, 2, 3), "xocdia": ("w", "r", "w", "r")}
-MONEY_DUTY = "REG-MONEY-01"
-ACCESS_DUTY = "REG-ACCESS-01"
 
-REFUNDS = (CANCEL, "XD-VOID-01", "XD-VOID-02")
-STATE_CLAUSES = {"void": ("XD-VOID-01",), "cancelled": ("TBL-MAL-03", "XD-VOID-02")}
-RECORD = ("TBL-DISC-03", "REG-RECALL-01")
 BETS_STAND = (
     "TBL-DISC-01",
     "TBL-DISC-02",
@@ -52,7 +45,6 @@ BETS_STAND = (
 LATE_BETS = ("SB-RND-01", "XD-RND-01", COMMIT)
 PAUSED = (PAUSE,)
 RESUMED = (RESUME,)
-CANCELLED = (CANCEL,)
 COUNTDOWN = ("SB-RND-01", "XD-RND-01")
 STOPS = ("pause", "resume")
 TIME_TOLERANCE_MS = 5  # both times come from the target's clock, to the millisecond
@@ -64,18 +56,24 @@ def betting_ends(scene: Scene) -> None:
     scene.close_betting()
 
 
-def reshake_clauses(scene: Scene, reason: str) -> tuple[str, ...]:
-    """What a bet taken after a re-shake breaks: no bet after betting closed, for either game;
-    and for Sic Bo SB-RND-04 (the bets, and only they, stand through a re-shake)."""
+def reshake_clauses(scene: Scene) -> tuple[str, ...]:
+    """What a bet taken after a re-shake breaks (RULES.md D, "re-shakes": the betting period
+    stays closed during a re-shake, no new bets): no bet after betting closed (REG-COMMIT-01)
+    and, for Sic Bo, SB-RND-04 (the reading's source); for Xoc Dia, whose betting period ends
+    before the bowl is lifted, its betting window (XD-RND-01). Never the re-shake's reason
+    clause: the re-shake was taken, what is broken is the closed betting period."""
     if scene.game == "sicbo":
         return (NO_WITHDRAWAL, COMMIT)
-    return (RESHAKE[reason], COMMIT)
+    return (WINDOW[scene.game], COMMIT)
 
 
 @when(parsers.re(rf"the dealer re-shakes because (?P<why>{'|'.join(RESHAKE_REASONS)})"))
 def dealer_reshakes(scene: Scene, why: str) -> None:
     """A re-shake after betting ended (Sic Bo shakes then, SB-RND-03; a Xoc Dia re-shake in
-    these scenarios comes after the betting period too): the round stays closed, no bet taken."""
+    these scenarios comes after the betting period too): the round stays closed, no bet taken.
+    Two checks of the state it leaves: betting not reopened (the closed betting period's
+    clauses, `reshake_clauses`), then the round going on, closed (the re-shake's own clause:
+    a re-shake that ends or pauses the round is not the re-shake the rule describes)."""
     reason = RESHAKE_REASONS[why]
     clauses = (RESHAKE[reason],)
     scene.expect_state(("closed",), clauses, "a re-shake")
@@ -84,8 +82,15 @@ def dealer_reshakes(scene: Scene, why: str) -> None:
         clauses, f"a re-shake ({reason})", lambda: scene.adapter.record_reshake(round_id, reason)
     )
     scene.phase = "re-shake"
-    scene.late_bet_clauses = reshake_clauses(scene, reason)
-    scene.left_in("closed", (*clauses, *scene.late_bet_clauses), "re-shake")
+    scene.late_bet_clauses = reshake_clauses(scene)
+    scene.checks.check(
+        scene.round.state != "betting",
+        scene.late_bet_clauses,
+        f"after the dealer's re-shake ({reason}) the round is betting again: the betting period "
+        "reopened",
+        "the re-shake left betting closed",
+    )
+    scene.left_in("closed", clauses, "re-shake")
     scene.try_late_bet(scene.late_bet_clauses, "after a re-shake")
 
 
@@ -112,91 +117,6 @@ def dealer_reshakes_during_betting(scene: Scene, why: str) -> None:
         f"{scene.round.betting_ends_at}",
         f"betting still ends at {before.betting_ends_at}",
     )
-
-
-@then(parsers.re(r"the round is (?P<state>void|cancelled)"))
-def round_is(scene: Scene, state: str) -> None:
-    actual = scene.refresh_round().state
-    scene.checks.check(
-        actual == state,
-        STATE_CLAUSES[state],
-        f"the round is {actual!r}, expected {state!r}",
-        f"the round is {state}",
-    )
-
-
-def _refund_clauses(scene: Scene, player: str) -> tuple[str, ...]:
-    """A refund of the bets of a player who disconnected in the round is also TBL-DISC-02
-    (their confirmed bets stay valid, so they are refunded like everyone's) where a player who
-    stayed connected was refunded right: the difference is then the disconnection's."""
-    if player not in scene.were_offline or not _connected_refunded_right(scene):
-        return REFUNDS
-    return (*REFUNDS, "TBL-DISC-02")
-
-
-def _connected_refunded_right(scene: Scene) -> bool:
-    connected = [b for b in scene.bets if b.player not in scene.were_offline]
-    if not connected:
-        return False
-    shown = {b.bet_id: b for b in scene.round.bets}
-    return all(
-        (bet := shown.get(p.view.bet_id)) is not None and bet.returned == p.stake for p in connected
-    )
-
-
-@then("every bet of every player is returned and nothing is paid")
-def every_bet_returned(scene: Scene) -> None:
-    """Per bet: returned exactly, nothing paid. Per player: the balance conserved (start minus
-    stakes plus what the target says it returned, REG-MONEY-01), then back at its start."""
-    expected_status = scene.round.state if scene.round.state in ("void", "cancelled") else "void"
-    returned_to: dict[str, Decimal] = {name: Decimal(0) for name in scene.players}
-    for placed in scene.bets:
-        clauses = _refund_clauses(scene, placed.player)
-        bet = scene.shown_bet(placed, clauses)
-        returned_to[placed.player] += bet.returned or Decimal(0)
-        what = f"{placed.player}'s {placed.label} bet of {placed.stake}"
-        shown = (bet.status, bet.outcome, bet.win, bet.returned)
-        scene.checks.check(
-            shown == (expected_status, "refund", Decimal("0.00"), placed.stake),
-            clauses,
-            f"{what} shows {bet.status}/{bet.outcome}, win {bet.win}, returned {bet.returned}; "
-            f"expected {expected_status}/refund, win 0.00, returned {placed.stake}",
-            f"{what} returned",
-        )
-    for name, handle in scene.players.items():
-        balance = scene.adapter.balance(handle)
-        start = scene.starting_balances[name]
-        staked = sum((b.stake for b in scene.bets if b.player == name), Decimal(0))
-        conserved = start - staked + returned_to[name]
-        scene.checks.check(
-            balance == conserved,
-            (MONEY_DUTY,),
-            f"{name}'s balance is {balance}, but its start {start} minus the stakes {staked} "
-            f"plus what the target says it returned ({returned_to[name]}) is {conserved}",
-            f"{name}'s balance {balance} = {start} - {staked} + {returned_to[name]}",
-        )
-        scene.checks.check(
-            balance == start,
-            _refund_clauses(scene, name),
-            f"{name}'s balance is {balance}, expected {start} (every stake back, nothing paid)",
-            f"{name}'s balance is back at {start}",
-        )
-
-
-@then(parsers.re(r"the bet record shows each bet of the round as (?P<status>void|cancelled)"))
-def record_shows(scene: Scene, status: str) -> None:
-    for name, handle in scene.players.items():
-        record = {b.bet_id: b for b in scene.adapter.bet_record(handle, scene.round.round_id).bets}
-        for placed in (b for b in scene.bets if b.player == name):
-            bet = record.get(placed.view.bet_id)
-            shown = None if bet is None else (bet.status, bet.returned)
-            scene.checks.check(
-                shown == (status, placed.stake),
-                RECORD,
-                f"{name}'s {placed.label} bet is "
-                + ("missing from the bet record" if bet is None else f"recorded {shown}"),
-                f"{name}'s {placed.label} bet is recorded {status}, returned {placed.stake}",
-            )
 
 
 @then("the bets stand and nothing is settled")
@@ -453,8 +373,9 @@ def dealer_pauses(scene: Scene) -> None:
 @when("the dealer resumes the round")
 def dealer_resumes(scene: Scene) -> None:
     """TBL-MAL-02: the round continues as usual, where it stopped: betting goes on if it was
-    paused during betting; a round paused after betting closed stays closed (no bet is taken
-    after betting closed: the betting window and REG-COMMIT-01)."""
+    paused during betting; a round paused after betting closed stays closed. Betting reopened
+    there is judged on the betting window and REG-COMMIT-01 (no bet after betting closed), not
+    on TBL-MAL-02: the resume itself was taken."""
     scene.expect_state(("paused",), RESUMED, "a resume")
     round_id = scene.round.round_id
     scene.round = scene.act(
@@ -463,27 +384,18 @@ def dealer_resumes(scene: Scene) -> None:
     was = scene.before_pause.state if scene.before_pause else "betting"
     scene.phase = None
     if was == "closed":
-        clauses = (*RESUMED, *scene.window_clauses())
-        scene.left_in("closed", clauses, "resume of a round paused after betting closed")
+        # betting reopened is the betting window's finding (and REG-COMMIT-01's), not the
+        # resume's: the resume was taken; any other state it leaves is TBL-MAL-02's
+        scene.checks.check(
+            scene.round.state != "betting",
+            scene.window_clauses(),
+            "the round was paused after betting closed, and resuming it reopened betting",
+            "the resume left betting closed",
+        )
+        scene.left_in("closed", RESUMED, "resume of a round paused after betting closed")
         scene.try_late_bet(scene.window_clauses(), "after a resume with betting closed")
     else:
         scene.left_in(was, RESUMED, "resume")
-
-
-@when("the dealer cancels the round")
-def dealer_cancels(scene: Scene) -> None:
-    """TBL-MAL-03: a round that cannot be resumed is cancelled."""
-    scene.expect_state(UNFINISHED, CANCELLED, "a cancellation")
-    round_id = scene.round.round_id
-    scene.round = scene.act(
-        CANCELLED,
-        "a cancellation",
-        lambda: scene.adapter.dealer_action(
-            round_id, "cancel", "malfunction: no immediate resolution"
-        ),
-    )
-    scene.phase = None
-    scene.left_in("cancelled", CANCELLED, "cancel")
 
 
 @then("a result is refused while the round is paused")
@@ -497,90 +409,6 @@ def result_refused_while_paused(scene: Scene) -> None:
         PAUSED,
         f"a paused round took a result (it is now {shown!r})",
         f"a result was refused while paused: {refused}",
-    )
-
-
-# -- disconnection --------------------------------------------------------------------------------
-
-
-@when(parsers.re(r"(?:the player|player (?P<name>[A-Z])) disconnects"))
-def player_disconnects(scene: Scene, name: str | None) -> None:
-    who = name or "player"
-    scene.adapter.disconnect(scene.player(who))
-    scene.disconnected.add(who)
-    scene.were_offline.add(who)
-
-
-@when(parsers.re(r"(?:the player|player (?P<name>[A-Z])) reconnects"))
-def player_reconnects(scene: Scene, name: str | None) -> None:
-    who = name or "player"
-    scene.adapter.connect(scene.player(who))
-    scene.disconnected.discard(who)
-
-
-@then("the bet record shows each bet with its outcome and payout")
-def record_shows_outcomes(scene: Scene) -> None:
-    """Three checks: each bet in the round's record as placed and settled (the record duties);
-    the player's whole record shows no other player's bets (REG-ACCESS-01: a player sees only
-    their own); the round's staked amount and balances before and after (REG-RECALL-01)."""
-    record = scene.adapter.bet_record(scene.player(), scene.round.round_id)
-    by_id = {b.bet_id: b for b in record.bets}
-    mine = [b for b in scene.bets if b.player == "player"]
-    for placed in mine:
-        bet = by_id.get(placed.view.bet_id)
-        expected = scene.expected(placed)
-        shown = (
-            None
-            if bet is None
-            else (
-                bet.round_id,
-                bet.selection,
-                bet.stake,
-                bet.status,
-                bet.outcome,
-                bet.win,
-                bet.returned,
-            )
-        )
-        wanted = (
-            scene.round.round_id,
-            placed.code,
-            placed.stake,
-            "settled",
-            expected.outcome,
-            expected.win,
-            expected.returned,
-        )
-        scene.checks.check(
-            shown == wanted,
-            RECORD,
-            f"{placed.label}: the record shows {shown}, expected {wanted}",
-            f"{placed.label}: the record shows {wanted}",
-        )
-    everything = scene.adapter.bet_record(scene.player())
-    me = scene.player().player_id
-    foreign = [b.bet_id for b in everything.bets if b.player_id != me]
-    scene.checks.check(
-        not foreign,
-        (ACCESS_DUTY,),
-        f"the player's bet record shows other players' bets {foreign[:5]}",
-        f"the player's record of {len(everything.bets)} bet(s) shows only their own",
-    )
-    summary = record.round(scene.round.round_id)
-    balance = scene.adapter.balance(scene.player())
-    staked = sum((b.stake for b in mine), Decimal(0))
-    start = scene.starting_balances["player"]
-    shown_round = (
-        None if summary is None else (summary.staked, summary.balance_before, summary.balance_after)
-    )
-    scene.checks.check(
-        shown_round == (staked, start, balance),
-        ("REG-RECALL-01",),
-        "the record has no entry for the round"
-        if summary is None
-        else f"the round shows staked {summary.staked}, balance {summary.balance_before} -> "
-        f"{summary.balance_after}; expected {staked}, {start} -> {balance}",
-        f"the round shows staked {staked}, balance {start} -> {balance}",
     )
 
 
@@ -686,27 +514,3 @@ def one_bet_held(scene: Scene, stake: str, label: str) -> None:
         f"the round holds {len(held)} bets on {label}: {[str(b.stake) for b in held]}",
         f"the round holds one bet of {stake} on {label}",
     )
-
-
-@then(parsers.re(r"(?:the player's|player (?P<name>[A-Z])'s) bets are still open"))
-def bets_still_open(scene: Scene, name: str | None) -> None:
-    who = name or "player"
-    view = scene.adapter.get_round(scene.round.round_id, scene.player(who))
-    shown = {b.bet_id: b for b in view.bets}
-    if view.echoed:  # a live table's stream says nothing of a bet until it settles
-        attach_text(
-            f"{who}'s bets: the table's stream shows no bet's status before it settles, so "
-            "whether they stayed open is not judged here",
-            name="bets still open: not shown",
-            attachment_type=allure.attachment_type.TEXT,
-        )
-        return
-    for p in (p for p in scene.bets if p.player == who):
-        bet = shown.get(p.view.bet_id)
-        scene.checks.check(
-            bet is not None and bet.status == "open",
-            ("TBL-DISC-01", "TBL-DISC-02"),
-            f"{who}'s confirmed {p.label} bet did not stay valid: "
-            + ("missing" if bet is None else str(bet.status)),
-            f"{who}'s {p.label} bet is still open",
-        )

@@ -8,6 +8,8 @@ Feature: Sic Bo: a player who disconnects
 
     Player C stays connected and bets the same on Big: where C's bet settles by the paytable and
     the disconnected player's does not, the difference is the disconnection's (TBL-DISC-02).
+    Players G and H stake the table's largest stake on Big, G staying connected and H dropping
+    with the player: a disconnected player's win is credited at any stake.
 
     @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01 @REG-ACCESS-01
     Scenario: The player disconnects after betting ends and reconnects after the result
@@ -16,15 +18,21 @@ Feature: Sic Bo: a player who disconnects
       And the player bets 10.00 on Total 15
       And player C has a balance of 1000.00
       And player C bets 10.00 on Big
+      And player G bets the table's largest stake on Big
+      And player H bets the table's largest stake on Big
       And betting has ended
       When the player disconnects
+      And player H disconnects
       Then the player's bets are still open
       When the dealer enters 4 5 6
       And the player reconnects
+      And player H reconnects
       Then the Big bet wins 10.00
       And the Total 15 bet wins 180.00
       And player C's Big bet wins 10.00
       And the player's balance is 1190.00
+      And player G's balance is its start less its stakes plus what the paytable returns
+      And player H's balance is its start less its stakes plus what the paytable returns
       And the bet record shows each bet with its outcome and payout
 
     @TBL-DISC-01 @TBL-DISC-02 @TBL-DISC-03 @REG-RECALL-01 @REG-ACCESS-01
@@ -93,7 +101,7 @@ Feature: Sic Bo: a player who disconnects
     Player C stays connected: where C is refunded and the disconnected player is not, the
     difference is the disconnection's (TBL-DISC-02).
 
-    @TBL-DISC-02 @TBL-MAL-03
+    @TBL-DISC-02 @TBL-MAL-03 @TBL-DISC-03 @REG-RECALL-01
     Scenario: The player disconnects and the round is then cancelled
       Given player A has a balance of 1000.00
       And player C has a balance of 1000.00

@@ -39,13 +39,17 @@ Feature: Xoc Dia: malfunction, pause and cancellation
 
   Rule: a round that cannot be resumed is cancelled and every bet refunded
 
-    @TBL-MAL-03
+    Player H stakes the table's largest stake: every stake comes back to the wallet, the largest
+    too.
+
+    @TBL-MAL-03 @REG-RECALL-01
     Scenario: The Xoc Dia round is cancelled after a pause
       Given player A has a balance of 1000.00
       And player B has a balance of 300.00
       And player A bets 10.00 on Big
       And player B bets 2.50 on One white three red
       And player B bets 7.25 on Big
+      And player H bets the table's largest stake on Big
       When the dealer pauses the round for a malfunction
       And the dealer cancels the round
       Then the round is cancelled

@@ -7,7 +7,10 @@ Feature: Xoc Dia: re-shakes and rearranged tokens
 
   Rule: a re-shake keeps the bets and takes no new ones
 
-    @REG-COMMIT-01
+    The betting period stays closed during a re-shake (RULES.md D, "re-shakes"): a bet taken
+    after it is the betting window's (XD-RND-01) and REG-COMMIT-01's, not the re-shake's reason.
+
+    @XD-RND-01 @REG-COMMIT-01
     Scenario Outline: The dealer re-shakes because <why>
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Big

@@ -1,8 +1,9 @@
-@xocdia
+@xocdia @REG-MONEY-01
 Feature: Xoc Dia: void and cancelled rounds
   If the dealer forgets to shake, or the bowl is lifted before the betting period ends, the round
   is void and all bets are returned. If the bowl touches any token while the dealer lifts it, the
-  round is cancelled and all bets are returned.
+  round is cancelled and all bets are returned. Player H stakes the table's largest stake on a
+  selection the revealed tokens win: a void pays nothing but the stakes back, at any stake.
 
   Background:
     Given player A has a balance of 1000.00
@@ -10,11 +11,12 @@ Feature: Xoc Dia: void and cancelled rounds
 
   Rule: a result revealed before betting ends voids the round
 
-    @XD-VOID-01
+    @XD-VOID-01 @REG-RECALL-01
     Scenario: The bowl is lifted before the betting period ends
       Given player A bets 10.00 on Big
       And player B bets 5.00 on Odd
       And player B bets 2.00 on Four red
+      And player H bets the table's largest stake on Four red
       When the dealer lifts the bowl before betting ends, showing r r r r
       Then the round is void
       And every bet of every player is returned and nothing is paid
@@ -22,11 +24,12 @@ Feature: Xoc Dia: void and cancelled rounds
 
   Rule: a round the dealer forgot to shake is void
 
-    @XD-VOID-01
+    @XD-VOID-01 @REG-RECALL-01
     Scenario: The dealer forgets to shake the bowl
       Given the dealer forgets to shake the bowl
       And player A bets 10.00 on Small
       And player B bets 5.00 on Two white two red
+      And player H bets the table's largest stake on Two white two red
       When betting ends
       And the dealer lifts the bowl showing w w r r
       Then the round is void
@@ -45,7 +48,7 @@ Feature: Xoc Dia: void and cancelled rounds
 
   Rule: the bowl touching a token cancels the round
 
-    @XD-VOID-02
+    @XD-VOID-02 @REG-RECALL-01
     Scenario: The bowl touches a token as it is lifted
       Given player A bets 10.00 on Even
       And player B bets 5.00 on Four white

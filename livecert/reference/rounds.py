@@ -135,6 +135,10 @@ class Rounds(ServicePart):
             # (XD-RND-03/04): betting stays open with its countdown, the bets stand.
             self._materialise_close(row, state)
             self.store.insert_event(rid, "reshake", reason, note, now)
+            if state == "closed" and "reshake-reopens-betting" in self.faults:
+                # FAULT reshake-reopens-betting: betting opens again with a fresh countdown
+                ends_at = now + self.config.default_countdown_ms
+                self.store.update_round(rid, state="betting", ends_at=ends_at)
             if game.NAME == XOCDIA and "reshake-returns-bets" in self.faults:
                 self._refund_bets(rid, "void", now)  # FAULT reshake-returns-bets
             if game.NAME != XOCDIA and "sicbo-reshake-returns-bets" in self.faults:
