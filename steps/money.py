@@ -24,6 +24,7 @@ from livecert.harness.money_machine import (
     session_shares,
     unproven_duties,
 )
+from livecert.harness.range_rounds import RangeWorld, play_whole_range
 from livecert.harness.vocabulary import selection_code
 from livecert.suite.fixtures.attachments import attach_text
 from livecert.suite.fixtures.scene import PlacedBet, Scene
@@ -252,3 +253,42 @@ def machine_kept_money(scene: Scene) -> None:
         failure = ClauseFailure(scene.machine_failure, scene.machine_clauses)
         failure.booked = True  # booked by the machine's ledger as it happened
         raise failure
+
+
+# -- stakes from the whole range ------------------------------------------------------------------
+
+
+@when(
+    parsers.re(
+        r"two players win on every paytable row at stakes near the maximum and are refunded "
+        r"drawn stakes at a new (?P<name>Sic Bo|Xoc Dia) table"
+    )
+)
+def whole_range(scene: Scene, name: str, facts) -> None:
+    """The high-stake rounds, the refunded rounds and the records (range_rounds.py), seeded:
+    the seed is printed with the command that replays it."""
+    scene.game = GAMES[name]
+    seed_value, replay = announce_seed("whole-range stakes", "whole_range", name)
+    world = RangeWorld(
+        scene.adapter, scene.target.info, scene.game, scene.checks, random.Random(seed_value)
+    )
+    try:
+        play_whole_range(world)
+    except ClauseFailure as failure:
+        scene.machine_failure = f"{failure} (seed {seed_value}; replay with: {replay})"
+        scene.machine_clauses = failure.clauses
+    finally:
+        scene.unproven.update(world.unproven)
+        attach_text(
+            "\n".join(world.steps),
+            name=f"whole-range rounds (seed {seed_value})",
+            attachment_type=allure.attachment_type.TEXT,
+        )
+        facts.write("whole_range", game=scene.game, seed=seed_value, failures=len(world.failures))
+
+
+@then("every settlement, refund, balance and bet record row was as the rules say")
+def whole_range_held(scene: Scene) -> None:
+    """Each check was booked on its own clause as it ran; the first failure fails the scenario
+    (on its clauses only)."""
+    machine_kept_money(scene)

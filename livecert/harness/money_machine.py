@@ -16,8 +16,6 @@ import contextlib
 import functools
 import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -31,14 +29,33 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from livecert.adapters.base import TargetAdapter
 from livecert.adapters.errors import Refused, TargetError
-from livecert.adapters.model import PlayerHandle, TableLimits, TargetInfo
+from livecert.adapters.model import PlayerHandle
 from livecert.contract import ContractViolation
-from livecert.harness.checks import CheckLedger
 from livecert.harness.dealer import open_round
 from livecert.harness.findings import ClauseFailure
+from livecert.harness.money_world import (
+    BALANCE,
+    DISCONNECTION,
+    MONEY,
+    PLAYERS,
+    RECALL,
+    REFUND_CLAUSE,
+    RESHAKES,
+    RESUME,
+    SETTLE,
+    SMALL_TOP,
+    START,
+    MachineWorld,
+    MoneyBroken,
+    merged,
+    session_shares,
+    stake_range,
+    starts,
+    unproven_duties,
+)
 from livecert.harness.read_balances import real_balance, surplus
+from livecert.harness.record_chain import PlayedRound, chain_problems
 from livecert.harness.round_clauses import (
     CANCEL,
     PAUSE,
@@ -49,84 +66,23 @@ from livecert.harness.round_clauses import (
 )
 from livecert.rules import all_outcomes, expected_settlement, load_paytable
 
-START = Decimal("50.00")
-PLAYERS = ("P1", "P2", "P3")
-RESHAKES = {
-    "sicbo": ("dice-overlap", "die-not-flat", "too-few-tumbles"),
-    "xocdia": ("items-fell", "standing-token"),
-}
-
-
-MONEY, BALANCE, SETTLE, RECALL, RESUME = (
-    "REG-MONEY-01",
-    "REG-BAL-01",
-    "REG-SETTLE-01",
-    "REG-RECALL-01",
-    "TBL-MAL-02",
-)
-
-
-REFUND_CLAUSE = {"cancel": CANCEL, "void": "XD-VOID-01"}
-DISCONNECTION = "TBL-DISC-02"
-
-
-class MoneyBroken(ClauseFailure):
-    """The target disagrees with the model; `clauses` are the duties the step that saw it checks
-    (a balance off by a stake is REG-MONEY-01, a bet lost on resuming TBL-MAL-02, ...)."""
-
-    def __init__(self, message: str, clauses: tuple[str, ...] = (MONEY,)) -> None:
-        super().__init__(message, clauses)
-
+__all__ = [  # the session's world and helpers, where the steps have always found them
+    "START",
+    "MachineWorld",
+    "MoneyBroken",
+    "merged",
+    "run_money_machine",
+    "session_shares",
+    "unproven_duties",
+]
 
 STOPS = (MoneyBroken, TargetError, ContractViolation)
-
-
-@dataclass
-class MachineWorld:
-    """What the machine drives, and the log of what it did (for the evidence)."""
-
-    adapter: TargetAdapter
-    info: TargetInfo
-    game: str
-    table_id: str
-    steps: list[str] = field(default_factory=list)
-    rounds: int = 0
-    bets: int = 0
-    failure: Exception | None = None  # the first failure; the session stops there
-    resumes_with_bets: int = 0  # resumes checked with open bets (TBL-MAL-02 evidence)
-    settled_bets: int = 0  # bets checked against the oracle at a result (REG-SETTLE-01)
-    ledger: CheckLedger = field(default_factory=lambda: CheckLedger(()))  # the scenario's checks
-    unexpected_refusals: int = 0
-    reads_at_once: int = 1  # the balances after a step read at the same time (--workers)
-
-    def balances(self, handles: dict[str, PlayerHandle]) -> dict[str, Decimal]:
-        """Every player's balance now: one after another, or all at once (independent reads of
-        a state no request is changing; the chain of a session waits one round trip for them)."""
-        if self.reads_at_once <= 1 or len(handles) <= 1:
-            return {name: self.adapter.balance(handle) for name, handle in handles.items()}
-        workers = min(self.reads_at_once, len(handles))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="livecert-read") as pool:
-            read = dict(zip(handles, pool.map(self.adapter.balance, handles.values()), strict=True))
-        return read
-
-    def refused(self, refused: Refused, clauses: tuple[str, ...], what: str) -> None:
-        """A refusal the model did not expect: the refused action's finding; the session goes
-        on (the action undone on both sides), judging money from the balances."""
-        self.unexpected_refusals += 1
-        self.ledger.failed(clauses, f"{what} was refused: {refused}")
-        self.steps.append(f"{what}: refused unexpectedly ({refused}); the session goes on")
-
-
-def stake_range(limits: TableLimits | None, minor_unit: int) -> tuple[int, int]:
-    """The stakes the players draw, in minor units: a unit to 60 whole units (above a player's
-    start, so that some must be refused for the balance), inside the bet limits the table
-    declares (a stake beyond them would be refused for the limit, not the balance)."""
-    least, most = 1, 60 * 10**minor_unit
-    if limits is not None and limits.min_bet is not None:
-        least = max(least, int(limits.min_bet.scaleb(minor_unit)))
-    if limits is not None and limits.max_bet is not None:
-        most = min(most, int(limits.max_bet.scaleb(minor_unit)))
-    return least, max(least, most)
+# who moved a round into the state a result needs (closed), by the move: a result refused where
+# the round shows another state is that move's finding, not the result's (a refusal is judged on
+# its own clause; the state it met is the move's). Sic Bo: "the betting period stays closed
+# during a re-shake" (RULES.md D, SB-RND-04); Xoc Dia: after the betting period the bowl is
+# lifted (XD-RND-01)
+RESHAKE_KEEPS_CLOSED = {"sicbo": "SB-RND-04", "xocdia": "XD-RND-01"}
 
 
 def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
@@ -152,14 +108,25 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
     table = load_paytable(world.game)
     codes = [s.code for s in table.selections]
     outcomes = [tuple(o) for o in all_outcomes(table)]
-    least, most = stake_range(world.info.limits.get(world.game), world.info.minor_unit)
+    limits = world.info.limits.get(world.game)
+    least, most = stake_range(limits, world.info.minor_unit)
+    small = min(most, max(least, SMALL_TOP * 10**world.info.minor_unit))
+    starting = starts(limits, world.info.minor_unit)
+    # half the stakes small (a win's fraction of a minor unit), half from the whole range
+    stakes = st.one_of(
+        st.integers(min_value=least, max_value=small),
+        st.integers(min_value=least, max_value=most),
+    )
 
     class MoneyMachine(RuleBasedStateMachine):
         def __init__(self) -> None:
             super().__init__()
             self.handles: dict[str, PlayerHandle] = {}
             self.create_players()
-            self.expected = dict.fromkeys(PLAYERS, START)
+            self.expected = dict(starting)
+            self.moved_by: tuple[str, str] = ("", "")  # the move that made the state: clause, what
+            self.rounds: dict[str, list[PlayedRound]] = {name: [] for name in PLAYERS}
+            self.entered: dict[str, tuple[Decimal, Decimal]] = {}  # this round: before, staked
             self.round_id: str | None = None
             self.state: str | None = None
             self.paused_from: str | None = None
@@ -168,7 +135,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
 
         @stops_at_first_failure
         def create_players(self) -> None:
-            self.handles = {name: world.adapter.create_player(START) for name in PLAYERS}
+            self.handles = {name: world.adapter.create_player(starting[name]) for name in PLAYERS}
 
         def log(self, text: str) -> None:
             world.steps.append(text)
@@ -192,6 +159,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             except Refused as refused:
                 return world.refused(refused, (WINDOW[world.game],), "closing betting")
             self.state = "closed"
+            self.moved_by = (WINDOW[world.game], "closing betting")
             self.log("close betting")
 
         @precondition(lambda self: self.state == "closed" and "reshake" in world.info.capabilities)
@@ -202,6 +170,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 world.adapter.record_reshake(self.round_id, reason)
             except Refused as refused:
                 return world.refused(refused, (RESHAKE[reason],), f"a re-shake ({reason})")
+            self.moved_by = (RESHAKE_KEEPS_CLOSED[world.game], f"a re-shake ({reason})")
             self.log(f"re-shake: {reason}")
 
         @precondition(
@@ -226,7 +195,21 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             except Refused as refused:
                 return world.refused(refused, (RESUME,), "a resume")
             self.state = self.paused_from
+            self.moved_by = (RESUME, "a resume")
             self.log("resume")
+            if self.state == "closed" and resumed.state == "betting":
+                # betting reopened after it closed: the betting window's finding, as the
+                # malfunction feature judges it (the resume itself was taken)
+                raise MoneyBroken(
+                    "after resuming a round paused once betting had closed, it takes bets again",
+                    (WINDOW[world.game],),
+                )
+            if resumed.state in ("betting", "closed", "paused") and resumed.state != self.state:
+                # TBL-MAL-02: the round "resumes and continues as usual", where it was paused
+                raise MoneyBroken(
+                    f"after resuming a round paused while {self.state}, it is {resumed.state}",
+                    (RESUME,),
+                )
             self.bets_still_open(resumed, "after resuming", (RESUME,))
             world.resumes_with_bets += bool(self.open_bets)
 
@@ -272,14 +255,15 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
             try:
                 settled = world.adapter.enter_result(self.round_id, outcome)
             except Refused as refused:
-                clause = RESULT[world.game]
-                return world.refused(refused, (clause,), f"the result {outcome}")
+                return self.result_refused(refused, outcome)
             shown = {b.bet_id: b for b in settled.bets}
+            returns: dict[str, Decimal] = {}
             for bet_id, (name, code, stake) in self.open_bets.items():
                 want = expected_settlement(
                     table, code, outcome, stake, world.info.minor_unit, world.info.rounding
                 )
                 self.expected[name] += want.returned
+                returns[name] = returns.get(name, Decimal(0)) + want.returned
                 got = shown.get(bet_id)
                 if got is not None and settled.echoed and got.settlement_unshown:
                     continue  # a live table's stream showed no settlement: the balance judges
@@ -291,9 +275,28 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                     )
                 world.ledger.held((SETTLE,), f"bet {bet_id} ({code} {stake}) on {outcome}")
             world.settled_bets += len(self.open_bets)
-            self.finish(f"result {outcome}")
+            self.finish(f"result {outcome}", returns)
 
-        def finish(self, how: str) -> None:
+        def result_refused(self, refused: Refused, outcome: tuple) -> None:
+            """A result refused in a round the model holds closed: the result's finding where
+            the round shows itself closed (or says nothing); where it shows another state (a
+            re-shake or a resume that reopened betting), the finding of the move that left it
+            there, on that move's clause."""
+            what = f"the result {outcome}"
+            shown = world.adapter.get_round(self.round_id).state
+            clause, move = self.moved_by
+            if shown in ("betting", "paused") and clause:
+                what = f"{what} (refused: the round is {shown!r} after {move}, not closed)"
+                return world.refused(refused, (clause,), what)
+            return world.refused(refused, (RESULT[world.game],), what)
+
+        def finish(self, how: str, returns: dict[str, Decimal] | None = None) -> None:
+            """The round ends: each player who bet in it books it (for their record), with
+            what the oracle says came back (`returns`; None: every stake, a refund)."""
+            for name, (before, staked) in self.entered.items():
+                back = staked if returns is None else returns.get(name, Decimal(0))
+                self.rounds[name].append(PlayedRound(self.round_id, before, staked, back))
+            self.entered = {}
             self.log(f"{how} ({len(self.open_bets)} bets)")
             self.round_id = self.state = self.paused_from = None
             self.open_bets = {}
@@ -305,7 +308,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 st.tuples(
                     st.sampled_from(PLAYERS),
                     st.sampled_from(codes),
-                    st.integers(min_value=least, max_value=most),
+                    stakes,
                 ),
                 min_size=1,
                 max_size=4,
@@ -342,6 +345,8 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                     f"{name}'s bet of {stake} was taken with a balance of {self.expected[name]}",
                     (BALANCE,),
                 )
+            before, staked = self.entered.get(name, (self.expected[name], Decimal(0)))
+            self.entered[name] = (before, staked + stake)
             self.expected[name] -= stake
             self.open_bets[view.bet_id] = (name, code, stake)
             self.placed[name].append(view.bet_id)
@@ -378,10 +383,24 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                     )
                 world.ledger.held((MONEY,), f"{name}'s balance {balance} as the model says")
 
+        def record_chained(self, name: str, record) -> None:
+            """Every round the player finished in the session, as their record shows it:
+            chained to the one before and, where the balance is set, the oracle's
+            (record_chain.py; REG-RECALL-01). The round still open is not judged."""
+            exact = not surplus(world.adapter, self.handles[name])
+            for each, problems in chain_problems(record, self.rounds[name], exact):
+                if problems:
+                    raise MoneyBroken(
+                        f"{name}'s record of round {each.round_id}: " + "; ".join(problems),
+                        (RECALL,),
+                    )
+                world.ledger.held((RECALL,), f"{name}'s record of {each.round_id} chained")
+
         @stops_at_first_failure
         def teardown(self) -> None:
             for name, handle in self.handles.items():
-                recorded = {b.bet_id for b in world.adapter.bet_record(handle).bets}
+                record = world.adapter.bet_record(handle)
+                recorded = {b.bet_id for b in record.bets}
                 missing = set(self.placed[name]) - recorded
                 if missing:
                     raise MoneyBroken(
@@ -389,6 +408,7 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                     )
                 if self.placed[name]:
                     world.ledger.held((RECALL,), f"{name}'s record shows their bets")
+                self.record_chained(name, record)
             if self.round_id is not None:
                 with contextlib.suppress(Refused):
                     world.adapter.dealer_action(self.round_id, "cancel", "money machine done")
@@ -398,44 +418,6 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
                 release(list(self.handles.values()))
 
     return MoneyMachine
-
-
-def session_shares(sessions: int, machines: int) -> list[int]:
-    """`sessions` shared out among at most `machines` machines, as evenly as can be (none
-    empty): 8 over 3 is [3, 3, 2]."""
-    count = max(1, min(machines, sessions))
-    return [sessions // count + (1 if i < sessions % count else 0) for i in range(count)]
-
-
-def merged(worlds: list[MachineWorld]) -> MachineWorld:
-    """What several machines of one scenario did, together (their counts and their steps,
-    each step named by its machine when there are several)."""
-    if len(worlds) == 1:
-        return worlds[0]
-    first = worlds[0]
-    whole = MachineWorld(first.adapter, first.info, first.game, first.table_id)
-    for index, world in enumerate(worlds, 1):
-        whole.steps += [f"[machine {index}] {step}" for step in world.steps]
-        whole.rounds += world.rounds
-        whole.bets += world.bets
-        whole.resumes_with_bets += world.resumes_with_bets
-        whole.settled_bets += world.settled_bets
-        whole.unexpected_refusals += world.unexpected_refusals
-    return whole
-
-
-def unproven_duties(world: MachineWorld) -> dict[str, str]:
-    """The duties a session tags but did not exercise this time, with why (never `passed`)."""
-    unproven = {}
-    if world.resumes_with_bets == 0:
-        unproven[RESUME] = "the random sessions never resumed a paused round holding bets" + (
-            "" if "pause" in world.info.capabilities else " (the target declares no pause)"
-        )
-    if world.settled_bets == 0:
-        unproven[SETTLE] = "the random sessions settled no bet"
-    if world.bets == 0:
-        unproven[RECALL] = "the random sessions placed no bet to recall"
-    return unproven
 
 
 def run_money_machine(world: MachineWorld, seed_value: int, examples: int, steps: int) -> None:

@@ -56,6 +56,7 @@ class Records(ServicePart):
             else:
                 rows = self.store.bets_of_player(pid, round_id)
             records = self.store.record_rounds(pid, round_id)
+            wrong_back = self._round_rounds_back(pid)  # FAULT record-balance-wrong-rounds-back
         now = self.now()
         rounds = []
         for rec in records:
@@ -68,6 +69,15 @@ class Records(ServicePart):
             after = rec["balance_after"] if finished else None
             if after is not None and "record-balance-after-wrong" in self.faults:
                 after = rec["balance_before"]  # FAULT record-balance-after-wrong
+            if after is not None and rec["round_id"] == wrong_back:
+                after += 100  # FAULT record-balance-wrong-rounds-back: one unit too much
+            above = "record-wrong-above-stake" in self.faults
+            if (
+                above
+                and after is not None
+                and rec["staked"] >= self.faults.money("record-wrong-above-stake")
+            ):
+                after += 1  # FAULT record-wrong-above-stake: a cent too much
             rounds.append(
                 {
                     "round_id": rec["round_id"],
@@ -91,3 +101,17 @@ class Records(ServicePart):
             "bets": [_bet_view(row, hide_stake=hide) for row in rows],
             "rounds": rounds,
         }
+
+    def _round_rounds_back(self, pid: str) -> str | None:
+        """The round whose balances the record-balance-wrong-rounds-back fault writes wrong: the
+        player's finished round N rounds before their newest finished one (N its parameter)."""
+        if "record-balance-wrong-rounds-back" not in self.faults:
+            return None
+        depth = self.faults.number("record-balance-wrong-rounds-back")
+        now = self.now()
+        finished = [
+            rec["round_id"]
+            for rec in self.store.record_rounds(pid)
+            if self._state(rec, now) in FINISHED
+        ]
+        return finished[depth] if depth < len(finished) else None
