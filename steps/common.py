@@ -15,7 +15,7 @@ from pytest_bdd import given, parsers, then
 from livecert.adapters.errors import Unsupported
 from livecert.harness.findings import HarnessError
 from livecert.harness.round_clauses import WINNINGS_PAID
-from livecert.harness.settlement_check import SETTLE_DUTY
+from livecert.harness.settlement_check import SETTLE_DUTY, settled_clauses
 from livecert.harness.vocabulary import paytable
 from livecert.rules import round_to_minor
 from livecert.rules.paytable import active_profile
@@ -152,8 +152,8 @@ def _check_settlement(
     # stake; under a rule profile the profile's; for a stake's twin, the twin's
     oracle = scene.expected(placed)
     outcome, win = oracle.outcome, oracle.win
-    paid_by = (*oracle.clauses, SETTLE_DUTY)
     actual = scene.shown_bet(placed, (*_settles_as_usual(scene), SETTLE_DUTY))
+    paid_by = settled_clauses(oracle, actual, info.minor_unit, info.rounding)
     returned = (
         placed.stake + win
         if outcome == "win"
@@ -328,8 +328,18 @@ def _still_open(scene: Scene, unseen: list[PlacedBet]) -> list[PlacedBet]:
 
 def _paid_by(scene: Scene, bets: list[PlacedBet]) -> list[str]:
     """The clauses a settled round's balance judges: each bet's paytable row and
-    REG-SETTLE-01."""
-    return [c for placed in bets for c in (*scene.expected(placed).clauses, SETTLE_DUTY)]
+    REG-SETTLE-01 (REG-SETTLE-01 alone for a bet the round shows settled but for the rounding
+    direction: settlement_check.settled_clauses)."""
+    info = scene.target.info
+    shown = {b.bet_id: b for b in scene.round.bets} if scene.round else {}
+    clauses: list[str] = []
+    for placed in bets:
+        expected, view = scene.expected(placed), shown.get(placed.view.bet_id)
+        if view is None:
+            clauses += (*expected.clauses, SETTLE_DUTY)
+        else:
+            clauses += settled_clauses(expected, view, info.minor_unit, info.rounding)
+    return clauses
 
 
 def _check_unseen(
@@ -415,7 +425,7 @@ def bet_wins_rounded(scene: Scene, label: str, exact: str) -> None:
     )
     scene.checks.check(
         (actual.outcome, actual.win, actual.returned) == ("win", win, placed.stake + win),
-        (*oracle.clauses, SETTLE_DUTY),
+        settled_clauses(oracle, actual, info.minor_unit, info.rounding),
         f"{label} staked {placed.stake}: exact win {exact} under the declared rule "
         f"{info.rounding!r} must be {win} (returned {placed.stake + win}); the target "
         f"said {actual.outcome} win {actual.win} returned {actual.returned}",

@@ -77,7 +77,8 @@ def test_the_listing_prints_the_range_and_the_selftest_reads_it(
     monkeypatch.setattr(selftest, "livecert_command", lambda *args, **kw: Done())
     catalogue, ranges = selftest.fault_listing()
     assert catalogue["pays-wrong-from-stake"] == ["SB-PAY-01", "REG-SETTLE-01"]
-    assert ranges == {"pays-wrong-from-stake": Range("money", "0.01", "50000.00")}
+    assert ranges["pays-wrong-from-stake"] == Range("money", "0.01", "50000.00")
+    assert set(ranges) == {n for n, f in faults.FAULTS.items() if f.parameter is not None}
     assert catalogue["small-wins-on-triple"][0] == "SB-PAY-16"
 
 

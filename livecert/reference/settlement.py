@@ -37,7 +37,12 @@ class Settlement(ServicePart):
             skip: frozenset[str] = frozenset()
             if status == "cancelled" and "cancel-skips-disconnected" in self.faults:
                 skip = self._disconnected_bettors(rid)  # FAULT cancel-skips-disconnected
-            self._finish_refunded(rid, status, reason, now, times=times, skip=skip)
+            uncredited = None
+            if status == "cancelled" and "cancel-refund-uncredited" in self.faults:
+                uncredited = self.faults.money("cancel-refund-uncredited")  # FAULT (its least)
+            self._finish_refunded(
+                rid, status, reason, now, times=times, skip=skip, uncredited_from=uncredited
+            )
             return self._round_view(rid, ident)
 
     def _disconnected_bettors(self, rid: str) -> frozenset[str]:
@@ -46,12 +51,20 @@ class Settlement(ServicePart):
         return frozenset(pid for pid in players if not self.store.player(pid)["connected"])
 
     def _refund_bets(
-        self, rid: str, status: str, now: int, times: int = 1, skip: frozenset[str] = frozenset()
+        self,
+        rid: str,
+        status: str,
+        now: int,
+        times: int = 1,
+        skip: frozenset[str] = frozenset(),
+        uncredited_from: int | None = None,
     ) -> None:
         """Return the stake of every open bet of the round (outcome refund, win 0).
 
         `times` is 1 except under the cancel faults: 0 credits nothing, 2 credits every stake twice.
         `skip` is empty except under cancel-skips-disconnected: those players' bets are left open.
+        `uncredited_from` is None except under cancel-refund-uncredited: a bet staked at least
+        that is shown returned, but its stake is not credited.
         """
         keep = status == "void" and "void-keeps-stakes" in self.faults
         keep = keep and self._round(rid)["game"] == XOCDIA
@@ -66,10 +79,22 @@ class Settlement(ServicePart):
             if times == 0:  # FAULT cancel-refunds-nothing
                 updates.append((status, "refund", 0, 0, now, bet["id"]))
                 continue
-            updates.append((status, "refund", 0, bet["stake"], now, bet["id"]))
-            credits[bet["player_id"]] += bet["stake"] * times  # times 2: FAULT cancel-refunds-twice
+            refund = bet["stake"] - self._cents_short(bet["stake"])
+            updates.append((status, "refund", 0, refund, now, bet["id"]))
+            if uncredited_from is not None and bet["stake"] >= uncredited_from:
+                continue  # FAULT cancel-refund-uncredited: shown returned, never credited
+            credits[bet["player_id"]] += refund * times  # times 2: FAULT cancel-refunds-twice
         self.store.finish_bets(updates)
         self.store.credit([(amount, pid) for pid, amount in credits.items()])
+
+    def _cents_short(self, stake: int) -> int:
+        """What a refund of `stake` (minor units) falls short by: nothing, but a cent under
+        refund-wrong-on-cents when the stake's cents are a non-zero multiple of its N."""
+        if "refund-wrong-on-cents" not in self.faults:
+            return 0
+        cents = stake % 100
+        every = self.faults.number("refund-wrong-on-cents")
+        return 1 if cents and cents % every == 0 else 0  # FAULT refund-wrong-on-cents
 
     def _finish_refunded(
         self,
@@ -80,9 +105,10 @@ class Settlement(ServicePart):
         result: str | None = None,
         times: int = 1,
         skip: frozenset[str] = frozenset(),
+        uncredited_from: int | None = None,
     ) -> None:
         """Cancel or void the round: every open bet refunded, the state and reason recorded."""
-        self._refund_bets(rid, status, now, times, skip)
+        self._refund_bets(rid, status, now, times, skip, uncredited_from)
         fields: dict[str, Any] = {"result": result} if result is not None else {}
         self.store.update_round(
             rid,
@@ -117,6 +143,8 @@ class Settlement(ServicePart):
                     self._finish_refunded(
                         rid, "void", void_reason, now, result=json.dumps(list(result))
                     )
+                    if "void-pays-winners" in self.faults:
+                        self._pay_void_winners(rid, game, result)  # FAULT void-pays-winners
                     return self._round_view(rid, ident)
                 state = "closed"
             if state == "paused" and "paused-round-takes-result" in self.faults:
@@ -153,6 +181,18 @@ class Settlement(ServicePart):
         self.store.insert_event(rid, "result", None, None, now)
         return self._round_view(rid, ident)
 
+    def _pay_void_winners(self, rid: str, game: Any, result: tuple[Any, ...]) -> None:
+        """Credit the win of each bet of a void round staked at least the fault's amount that
+        `result` wins, its stake already returned (only the void-pays-winners fault)."""
+        least = self.faults.money("void-pays-winners")
+        credits: dict[str, int] = defaultdict(int)
+        for bet in self.store.bets_of_round(rid):
+            outcome, odds = game.settle(bet["selection"], result, self.faults)
+            if outcome == "win" and bet["stake"] >= least:
+                mode = game.rounding_mode(bet["selection"], self.config.rounding, self.faults)
+                credits[bet["player_id"]] += round_minor(Fraction(bet["stake"]) * odds, mode)
+        self.store.credit([(amount, pid) for pid, amount in credits.items()])
+
     def _xocdia_void_reason(self, rid: str, state: str) -> str | None:
         """Why a Xoc Dia result voids the round (XD-VOID-01), or None when it settles."""
         early = state == "betting"
@@ -166,6 +206,16 @@ class Settlement(ServicePart):
         if unshaken:
             return NO_SHAKE
         return None
+
+    def _win_uncredited(self, game: Any, bet: Row) -> bool:
+        """A Xoc Dia win of a player disconnected now, staked at least the fault's amount
+        (only the disconnected-win-uncredited fault): shown, but not credited."""
+        name = "disconnected-win-uncredited"
+        if name not in self.faults or game.NAME != XOCDIA:
+            return False
+        disconnected = not self.store.player(bet["player_id"])["connected"]
+        # FAULT disconnected-win-uncredited
+        return disconnected and bet["stake"] >= self.faults.money(name)
 
     def _settle(
         self,
@@ -194,9 +244,12 @@ class Settlement(ServicePart):
                     outcome, odds = "lose", Fraction(0)  # FAULT disconnected-player-not-paid
             if outcome == "win":
                 mode = game.rounding_mode(selection, declared, self.faults)
+                odds = self._high_roller_odds(selection, stake, odds)
+                mode = self._rounding_from(Fraction(stake) * odds, mode, declared)
                 win = round_minor(Fraction(stake) * odds, mode)
                 returned = stake + win
-                credits[bet["player_id"]] += returned
+                if not self._win_uncredited(game, bet):
+                    credits[bet["player_id"]] += returned
             elif outcome == "refund":  # Xoc Dia BIG/SMALL on two-two: the stake returned
                 win, returned = 0, stake
                 credits[bet["player_id"]] += returned
@@ -209,3 +262,21 @@ class Settlement(ServicePart):
         if "winnings-not-credited" in self.faults and game is GAMES["sicbo"]:
             return  # FAULT winnings-not-credited
         self.store.credit([(amount, pid) for pid, amount in credits.items()])
+
+    def _high_roller_odds(self, selection: str, stake: int, odds: Fraction) -> Fraction:
+        """The odds a win is paid at: the paytable's, but under row-pays-wrong-from-stake
+        FOUR_RED (XD-PAY-01, 14:1) pays 13:1 on a stake at or above its threshold."""
+        if "row-pays-wrong-from-stake" not in self.faults or selection != "FOUR_RED":
+            return odds
+        if stake < self.faults.money("row-pays-wrong-from-stake"):
+            return odds
+        return odds - 1  # FAULT row-pays-wrong-from-stake
+
+    def _rounding_from(self, exact: Fraction, mode: str, declared: str) -> str:
+        """The rule a win of `exact` minor units is rounded by: `mode`, but under
+        wins-from-an-amount-rounded-half-up a win of at least its amount is rounded half-up
+        where the server declares "down" (down where it declares another rule)."""
+        name = "wins-from-an-amount-rounded-half-up"
+        if name not in self.faults or exact < self.faults.money(name):
+            return mode
+        return "half-up" if declared == "down" else "down"  # FAULT wins-from-an-amount-...
