@@ -114,7 +114,7 @@ def test_a_key_is_forgotten_after_the_fault_s_lifetime_only(reference: Any, life
     assert late.json()["bets"][0]["bet_id"] != first.json()["bets"][0]["bet_id"]
 
 
-@pytest.mark.parametrize("lifetime", ["200", "5000"])
+@pytest.mark.parametrize("lifetime", ["1000", "5000"])
 def test_a_table_wide_key_replays_or_blocks_another_player_within_its_lifetime(
     reference: Any, lifetime: str
 ) -> None:
@@ -161,7 +161,7 @@ def _quiet_seed() -> int:
     [
         (f"{FORGOTTEN}=200", "sent again during betting"),  # answered a second bet
         (f"{FORGOTTEN}=5000", "sent again after settlement"),  # refused ROUND_STATE
-        (f"{PER_TABLE}=200", "IDEMPOTENCY_CONFLICT"),  # another player's slip blocked
+        (f"{PER_TABLE}=1000", "IDEMPOTENCY_CONFLICT"),  # another player's slip blocked
     ],
 )
 def test_a_certification_catches_the_fault_on_exactly_its_clauses(

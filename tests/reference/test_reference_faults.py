@@ -112,7 +112,7 @@ history-repeats-round REG-RECALL-01 int:1..12
 history-skips-round REG-RECALL-01 int:1..12
 history-shows-wrong-result REG-RECALL-01 int:1..12
 idempotency-key-forgotten-after REG-IDEMP-01 int:200..5000
-idempotency-key-per-table CONTRACT-03,REG-IDEMP-01 int:200..5000
+idempotency-key-per-table CONTRACT-03,REG-IDEMP-01 int:1000..5000
 wins-from-an-amount-rounded-half-up REG-SETTLE-01 money:0.01..1.84
 cancel-refund-uncredited TBL-MAL-03,REG-MONEY-01 money:0.01..50000.00
 void-pays-winners XD-VOID-01,REG-MONEY-01 money:0.01..50000.00
