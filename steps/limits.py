@@ -13,6 +13,7 @@ import allure
 from pytest_bdd import given, parsers, then, when
 
 from livecert.adapters import Refused, RoundView
+from livecert.adapters.errors import Unsupported
 from livecert.harness.attempts import refusal
 from livecert.harness.findings import ClauseFailure, HarnessError
 from livecert.harness.forced_result import result_played
@@ -33,6 +34,9 @@ def _probes(scene: Scene) -> list[Probe]:
     info = scene.target.info
     offered = set(offered_codes(scene.adapter, paytable(scene.game)))
     codes = [c for c in PROBE_CODES if c in offered]
+    unread = scene.target.declared.reason(f"limits.{scene.game}")
+    if unread:  # sent outside its schema (CONTRACT-02): kept for stakes, never judged here
+        raise Unsupported("judge the declared limits", unread)
     limits = info.limits.get(scene.game)
     if not limits or not limits.declared():
         scene.unproven[LIMIT_DUTY] = NOT_APPLICABLE.format(game=scene.game)

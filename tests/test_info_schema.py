@@ -2,6 +2,8 @@
 incomplete: what is readable is read, each value left out makes the clauses depending on it not
 testable with the reason, and the rest of the run is judged (harness/declarations.py)."""
 
+import json
+from decimal import Decimal
 from pathlib import Path
 
 from cli_support import certify_through
@@ -40,11 +42,19 @@ def test_a_maximum_rtp_sent_as_a_number_is_left_out_and_said() -> None:
     assert declared.info.games == ("sicbo", "xocdia") and declared.info.rounding == "down"
 
 
-def test_limits_sent_as_numbers_are_left_out_per_game() -> None:
-    limits = {"sicbo": {"min_bet": 1.0}, "xocdia": {"min_bet": "1.00"}}
+def test_limits_sent_as_numbers_are_kept_for_stakes_but_said_unread_per_game() -> None:
+    """A limit sent as a number is outside the schema (CONTRACT-02) and not judged, but the
+    table still meant it: no stake goes outside it (a cent bet at a 1.00 minimum would be
+    refused, and that refusal blamed on the rules)."""
+    limits = {"sicbo": {"min_bet": Decimal("1.00")}, "xocdia": {"min_bet": "1.00"}}
     declared = read_declarations(CONTRACT, _info(limits=limits))
-    assert declared.info is not None and set(declared.info.limits) == {"xocdia"}
+    assert declared.info is not None and set(declared.info.limits) == {"sicbo", "xocdia"}
+    assert declared.info.limits["sicbo"].min_bet == Decimal("1.00")
     assert set(declared.unread) == {"limits.sicbo"}
+    reason = declared.reason("limits.sicbo")
+    assert reason and "CONTRACT-02" in reason and declared.reason("limits.xocdia") is None
+    garbled = read_declarations(CONTRACT, _info(limits={"sicbo": "1.00"}))
+    assert garbled.info is not None and garbled.info.limits == {}  # names no amount: none
 
 
 def test_an_essential_declaration_outside_its_schema_leaves_nothing_to_run_on() -> None:
@@ -63,7 +73,7 @@ def test_a_correct_info_leaves_nothing_out() -> None:
 def test_info_money_as_numbers_fails_contract_02_alone(tmp_path: Path) -> None:
     with EmbeddedServer(faults=("info-money-as-numbers",)) as server:
         status, cert, output = certify_through(
-            tmp_path, server.url, server, "xocdia", "CONTRACT-02,XD-RTP-01,REG-RTP-01"
+            tmp_path, server.url, server, "xocdia", "CONTRACT-02,XD-RTP-01,REG-RTP-01,REG-LIMIT-01"
         )
     assert (status, cert["verdict"]) == (1, "non-compliant"), output[-3000:]
     failed = {c for c, row in cert["clauses"].items() if row["status"] == "failed"}
@@ -72,6 +82,9 @@ def test_info_money_as_numbers_fails_contract_02_alone(tmp_path: Path) -> None:
     assert cert["clauses"]["XD-RTP-01"]["status"] == "passed"  # measured: the run went on
     unread = set(cert["target"]["declared_outside_schema"])
     assert unread == {f"{what}.{game}" for what in ("max_rtp", "limits") for game in GAMES}
-    assert "limits" not in cert["target"]  # unread, not "no limits declared"
+    # unread, never "no limits declared" (REG-LIMIT-01 not applicable): not judged, saying why
+    limit_row = cert["clauses"]["REG-LIMIT-01"]
+    assert limit_row["status"] == "not-tested", limit_row
+    assert "CONTRACT-02" in json.dumps(limit_row), limit_row
     violation = cert["contract_violations"][0]
     assert violation["clause"] == "CONTRACT-02" and "max_rtp" in violation["message"]

@@ -53,6 +53,16 @@ def test_refund_stakes_meet_every_cent_divisor_inside_the_range() -> None:
             assert any(s % 100 and (s % 100) % every == 0 for s in stakes), (seed, every)
 
 
+def test_refund_stakes_of_a_currency_without_minor_unit_vary_their_last_digits() -> None:
+    """The dong has no cents: the pattern is drawn on a stake's last two digits instead (a
+    range of 1,000 to 10,000,000 dong), never an empty draw."""
+    for seed in range(50):
+        stakes = refund_stakes(random.Random(seed), 1_000, 10_000_000, 0)
+        assert all(1_000 <= s <= 10_000_000 for s in stakes)
+        for every in range(2, 11):
+            assert any(s % 100 and (s % 100) % every == 0 for s in stakes), (seed, every)
+
+
 def _row(rid: str, staked: str, before: str, after: str) -> RecordRound:
     return RecordRound(
         rid, "xocdia", "settled", None, Decimal(staked), Decimal(0), Decimal(before), Decimal(after)
@@ -168,3 +178,24 @@ def test_a_resume_that_reopened_betting_is_the_betting_windows_finding() -> None
         with contextlib.suppress(MoneyBroken):
             run_money_machine(world, 3, 8, 25)
     assert _failed(world) == {"SB-RND-01"}
+
+
+def test_a_slip_a_live_table_closed_on_before_it_arrived_is_no_finding() -> None:
+    """A live table on its own clock closed betting before the slip reached it (the adapter's
+    `Refused.late`): the harness was late, never the betting window's finding."""
+    from livecert.adapters.errors import Refused
+    from livecert.adapters.model import PlayerHandle, TargetInfo
+    from livecert.harness.findings import HarnessError
+    from livecert.harness.range_rounds import _place
+
+    class LateTable:
+        def place_bets(self, player, round_id, bets, idempotency_key=None):
+            raise Refused("place 1 bet(s)", 200, "ROUND_STATE", "closed", late="betting closed")
+
+    info = TargetInfo("t", "1", "1", ("xocdia",), "EUR", 2, "down", {}, ())
+    ledger = CheckLedger(["XD-RND-01"])
+    world = RangeWorld(LateTable(), info, "xocdia", ledger, random.Random(1))
+    handles = {"A": PlayerHandle("p1", "t1")}
+    with pytest.raises(HarnessError, match="the harness was late"):
+        _place(world, handles, "r1", {"A": [("BIG", Decimal("10.00"))]})
+    assert not world.failures and not ledger.clauses

@@ -12,10 +12,11 @@ and the rest of the run is judged as usual. Where what is left out is what every
 
 import json
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from livecert.adapters.evidence import Exchange
-from livecert.adapters.model import TargetInfo, limits_from
+from livecert.adapters.model import TableLimits, TargetInfo, limits_from
 from livecert.contract import Contract, ContractViolation
 from livecert.rules.money import MoneyError, parse_money
 
@@ -47,7 +48,8 @@ def info_answer(exchanges: list[Exchange]) -> Any:
     for exchange in reversed(exchanges):
         asked = exchange.method == "GET" and exchange.url.split("?")[0].endswith(INFO_PATH)
         if asked and exchange.status == 200 and exchange.response_body:
-            return json.loads(exchange.response_body)
+            # numbers read exactly: a limit sent as a number is still the harness's to keep
+            return json.loads(exchange.response_body, parse_float=Decimal)
     return None
 
 
@@ -58,6 +60,7 @@ def read_declarations(contract: Contract, body: Any) -> Declarations:
         return Declarations(None, {"(the body)": "must be object"})
     kept = {k: (dict(v) if k in PER_GAME and isinstance(v, dict) else v) for k, v in body.items()}
     unread: dict[str, str] = {}
+    kept_apart: dict[str, Any] = {}  # a game's limits outside their schema, for stake fitting
     for path, problem in contract.body_problems("GET", INFO_PATH, 200, body):
         if not path:  # a field missing: the schema names it, not the path
             name = problem.rpartition("must contain ")[2].strip("'")
@@ -65,7 +68,9 @@ def read_declarations(contract: Contract, body: Any) -> Declarations:
             continue
         top = str(path[0])
         if top in PER_GAME and len(path) > 1 and isinstance(kept.get(top), dict):
-            kept[top].pop(path[1], None)
+            value = kept[top].pop(path[1], None)
+            if top == "limits" and value is not None:
+                kept_apart[str(path[1])] = value
             unread[f"{top}.{path[1]}"] = problem
         else:
             kept.pop(top, None)
@@ -83,12 +88,25 @@ def read_declarations(contract: Contract, body: Any) -> Declarations:
             rounding=kept["rounding"],
             max_rtp={g: parse_money(v) for g, v in (kept.get("max_rtp") or {}).items()},
             capabilities=tuple(kept.get("capabilities") or ()),
-            limits=limits_from(kept.get("limits")),
+            limits={**_limits_kept_apart(kept_apart), **limits_from(kept.get("limits"))},
             instance=kept.get("instance"),
         )
     except (KeyError, TypeError, ValueError, MoneyError):  # pragma: no cover: the schema's
         return Declarations(None, unread)
     return Declarations(info, unread)
+
+
+def _limits_kept_apart(raw: dict[str, Any]) -> dict[str, TableLimits]:
+    """Limits sent outside their schema (numbers, say) as far as they still name amounts: no
+    stake is sent outside what the table meant to declare, though REG-LIMIT-01 is not judged
+    on them (`Declarations.reason`). A game whose limits name no amount is left without."""
+    kept: dict[str, TableLimits] = {}
+    for game, bounds in raw.items():
+        try:
+            kept.update(limits_from({game: bounds}))
+        except (ArithmeticError, AttributeError, TypeError, ValueError):
+            continue
+    return kept
 
 
 def declarations_despite(

@@ -136,6 +136,11 @@ def _place(
             try:
                 views = world.adapter.place_bets(handles[name], round_id, slip)
             except Refused as refused:
+                if refused.late:  # a live table closed betting before the slip reached it
+                    raise HarnessError(
+                        f"{name}'s slip was refused ({refused.code}), but {refused.late}: the "
+                        "harness was late, and the refusal says nothing of the target"
+                    ) from None
                 world.check(
                     False,
                     (WINDOW[world.game],),

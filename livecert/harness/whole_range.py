@@ -116,8 +116,9 @@ def refund_stakes(rng: random.Random, least: int, most: int, minor_unit: int) ->
     """CENT_WINDOW stakes (minor units) for one refunded round: whole units drawn over the whole
     range, the cents a window of consecutive non-zero cent values starting at a drawn one (so a
     refund wrong on the stakes whose cents are a multiple of N, for any N up to half the window,
-    meets one); a stake outside the range is moved into it by whole units, its cents kept."""
-    cents_per_unit = 10**minor_unit
+    meets one); a stake outside the range is moved into it by whole units, its cents kept. A
+    currency with no minor unit (the dong) draws the pattern on a stake's last two digits."""
+    cents_per_unit = 10**minor_unit if minor_unit else 100
     start = rng.randrange(1, cents_per_unit)
     stakes = []
     for index in range(CENT_WINDOW):
