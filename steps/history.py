@@ -4,6 +4,8 @@ clause docs/contract.md names for `getRoundHistory`), the results' totals and co
 the game's clause. Read a few rounds a page, so that the pages' cursors are crossed many times.
 """
 
+from functools import partial
+
 import pytest
 from pytest_bdd import given, parsers, then
 
@@ -20,6 +22,7 @@ from livecert.harness.history_judge import (
     read_history,
     shows_derived,
 )
+from livecert.harness.round_clauses import CANCEL, RESULT, SETTLE
 from livecert.suite.fixtures.attachments import attach_text
 from livecert.suite.fixtures.scene import Scene
 
@@ -48,17 +51,21 @@ def history_result(game: str, index: int) -> tuple:
 def dealer_finishes_rounds(
     scene: Scene, history_played: list[PlayedRound], count: str, nth: str
 ) -> None:
-    """Whole rounds at the scenario's table: open, close, result; the `nth` cancelled instead."""
+    """Whole rounds at the scenario's table: open, close, result; the `nth` cancelled instead.
+    A dealer's action refused is a finding on its own clause (`Scene.act`), not the history's."""
     for number in range(1, int(count) + 1):
         opened = open_round(scene.adapter, scene.game, scene.table())
+        rid = opened.round_id
         if number == int(nth):
-            scene.adapter.dealer_action(opened.round_id, "cancel", "malfunction")
-            history_played.append(PlayedRound(opened.round_id, "cancelled", None))
+            cancel = partial(scene.adapter.dealer_action, rid, "cancel", "malfunction")
+            scene.act((CANCEL,), "a cancel", cancel)
+            history_played.append(PlayedRound(rid, "cancelled", None))
             continue
         outcome = history_result(scene.game, number)
-        scene.adapter.close_betting(opened.round_id)
-        scene.adapter.enter_result(opened.round_id, outcome)
-        history_played.append(PlayedRound(opened.round_id, "settled", outcome))
+        scene.act(scene.window_clauses(), "closing", partial(scene.adapter.close_betting, rid))
+        result = partial(scene.adapter.enter_result, rid, outcome)
+        scene.act((RESULT[scene.game], SETTLE), f"the result {outcome}", result)
+        history_played.append(PlayedRound(rid, "settled", outcome))
 
 
 @then(
