@@ -199,3 +199,25 @@ def test_a_slip_a_live_table_closed_on_before_it_arrived_is_no_finding() -> None
     with pytest.raises(HarnessError, match="the harness was late"):
         _place(world, handles, "r1", {"A": [("BIG", Decimal("10.00"))]})
     assert not world.failures and not ledger.clauses
+
+
+def test_players_the_target_cannot_fund_end_the_session_not_testable_once() -> None:
+    """A target lending accounts that cannot hold a session's balances says so (Unsupported):
+    the session stops there, not testable, and Hypothesis never replays it (each replay would
+    ask for more players)."""
+    from livecert.adapters.errors import Unsupported
+    from livecert.adapters.model import TargetInfo
+    from livecert.harness.money_machine import MachineWorld, run_money_machine
+
+    asked: list[Decimal] = []
+
+    class PoorTarget:
+        def create_player(self, balance: Decimal):
+            asked.append(balance)
+            raise Unsupported("create a player", f"no lent account holds {balance}")
+
+    info = TargetInfo("t", "1", "1", ("sicbo",), "EUR", 2, "down", {}, ())
+    world = MachineWorld(PoorTarget(), info, "sicbo", "t1", ledger=CheckLedger(["REG-MONEY-01"]))
+    with pytest.raises(Unsupported, match="no lent account holds"):
+        run_money_machine(world, 3, 8, 25)
+    assert len(asked) == 1
