@@ -21,6 +21,7 @@ from livecert.adapters.mapping.calls import Answer
 from livecert.adapters.mapping.live_ops import LiveOperations
 from livecert.adapters.model import PlayerHandle, TargetInfo
 from livecert.harness.checks import CheckLedger
+from livecert.harness.declarations import Declarations
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.identity import IdentityFailure, IdentityGuard
 from livecert.rules.paytable import load_paytable
@@ -195,7 +196,10 @@ def _rtp_scene(declared: dict[str, Decimal]) -> SimpleNamespace:
     info = TargetInfo("t", "1", "mapping:x", ("sicbo",), "EUR", 2, "half-even", declared, ())
     clauses = ("SB-RTP-01", RTP_DUTY)
     return SimpleNamespace(
-        game="sicbo", target=SimpleNamespace(info=info), checks=CheckLedger(clauses), unproven={}
+        game="sicbo",
+        target=SimpleNamespace(info=info, declared=Declarations(None)),  # nothing unread
+        checks=CheckLedger(clauses),
+        unproven={},
     )
 
 

@@ -221,3 +221,29 @@ def test_players_the_target_cannot_fund_end_the_session_not_testable_once() -> N
     with pytest.raises(Unsupported, match="no lent account holds"):
         run_money_machine(world, 3, 8, 25)
     assert len(asked) == 1
+
+
+def test_a_later_slip_refused_in_the_round_is_sb_rnd_02s_finding() -> None:
+    """Sic Bo lets a player place several bets, of several types, in one round (SB-RND-02): a
+    table refusing a player's second slip breaks that, not the betting window (SB-RND-01)."""
+    from livecert.adapters.errors import Refused
+    from livecert.adapters.model import BetView, PlayerHandle, TargetInfo
+    from livecert.harness.range_rounds import _place
+
+    class OneSlipTable:
+        slips = 0
+
+        def place_bets(self, player, round_id, bets, idempotency_key=None):
+            self.slips += 1
+            if self.slips > 1:
+                raise Refused("place 1 bet(s)", 409, "ROUND_STATE", "already bet in the round")
+            return [BetView(bet_id="b1", round_id=round_id, player_id=player.player_id,
+                            selection=bets[0][0], stake=bets[0][1], status="open",
+                            outcome=None, win=None, returned=None)]  # fmt: skip
+
+    info = TargetInfo("t", "1", "1", ("sicbo",), "EUR", 2, "down", {}, ())
+    ledger = CheckLedger(["SB-RND-01", "SB-RND-02"])
+    world = RangeWorld(OneSlipTable(), info, "sicbo", ledger, random.Random(1))
+    handles = {"A": PlayerHandle("p1", "t1")}
+    _place(world, handles, "r1", {"A": [("BIG", Decimal("10.00")), ("ODD", Decimal("20.00"))]})
+    assert [set(f.clauses) for f in world.failures] == [{"SB-RND-02"}]

@@ -29,7 +29,7 @@ from livecert.harness.dealer import open_round
 from livecert.harness.findings import ClauseFailure, HarnessError
 from livecert.harness.read_balances import surplus
 from livecert.harness.record_chain import PlayedRound, chain_problems
-from livecert.harness.round_clauses import CANCEL, PAUSE, RESULT, WINDOW
+from livecert.harness.round_clauses import CANCEL, PAUSE, RESULT, SEVERAL_BETS, WINDOW
 from livecert.harness.settlement_check import check_bet
 from livecert.harness.whole_range import (
     CENT_WINDOW,
@@ -128,11 +128,15 @@ def _place(
     bets: dict[str, list[tuple[str, Decimal]]],
 ) -> dict[str, list[tuple[str, str, Decimal]]]:
     """Every player's bets, in slips the table takes; the bet ids taken, per player. A refusal of
-    a bet within the limits and the balance during betting is the betting window's finding."""
+    a player's first slip within the limits and the balance during betting is the betting
+    window's finding; of a later one in the round, in Sic Bo, SB-RND-02's (several bets, of
+    several types, in one round)."""
     batch = "batch-bets" in world.info.capabilities
     placed: dict[str, list[tuple[str, str, Decimal]]] = {name: [] for name in bets}
     for name, wanted in bets.items():
-        for slip in slips(wanted, world.limits, batch):
+        for index, slip in enumerate(slips(wanted, world.limits, batch)):
+            later = index > 0 and world.game == "sicbo"
+            clause = SEVERAL_BETS if later else WINDOW[world.game]
             try:
                 views = world.adapter.place_bets(handles[name], round_id, slip)
             except Refused as refused:
@@ -143,9 +147,9 @@ def _place(
                     ) from None
                 world.check(
                     False,
-                    (WINDOW[world.game],),
-                    f"{name}'s slip {slip} within the limits and the balance was refused "
-                    f"during betting: {refused}",
+                    (clause,),
+                    f"{name}'s {'later ' if later else ''}slip {slip} within the limits and the "
+                    f"balance was refused during betting: {refused}",
                     "",
                 )
                 continue
