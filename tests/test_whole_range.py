@@ -247,3 +247,24 @@ def test_a_later_slip_refused_in_the_round_is_sb_rnd_02s_finding() -> None:
     handles = {"A": PlayerHandle("p1", "t1")}
     _place(world, handles, "r1", {"A": [("BIG", Decimal("10.00")), ("ODD", Decimal("20.00"))]})
     assert [set(f.clauses) for f in world.failures] == [{"SB-RND-02"}]
+
+
+def test_a_reshake_that_reopened_betting_is_its_own_duty_not_the_next_reshakes_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Betting stays closed during a re-shake (RULES.md D, SB-RND-04): a target whose re-shake
+    reopens betting fails that, and the random session's next re-shake, refused because betting
+    is open, is never blamed on its reason (SB-RND-05/06; `selftest --full` had found it)."""
+    from livecert.harness.money_machine import MachineWorld, MoneyBroken, run_money_machine
+
+    monkeypatch.delenv("CI", raising=False)  # the default profile: seed 5 re-shakes twice
+    tagged = ["SB-RND-01", "SB-RND-02", "SB-RND-03", "SB-RND-04", "SB-RND-05", "SB-RND-06"]
+    tagged += ["TBL-MAL-01", "TBL-MAL-02", "TBL-MAL-03", "REG-MONEY-01", "REG-BAL-01"]
+    tagged += ["REG-SETTLE-01", "REG-RECALL-01", "TBL-DISC-02"]
+    with EmbeddedServer(faults=("reshake-reopens-betting",)) as server:
+        adapter = HttpAdapter(server.url, server.operator_token, server.dealer_token)
+        table = adapter.create_table("sicbo")
+        world = MachineWorld(adapter, adapter.info(), "sicbo", table, ledger=CheckLedger(tagged))
+        with contextlib.suppress(MoneyBroken):
+            run_money_machine(world, 5, 8, 25)
+    assert _failed(world) == {"SB-RND-04"}

@@ -169,11 +169,19 @@ def build_machine(world: MachineWorld) -> type[RuleBasedStateMachine]:
         @stops_at_first_failure
         def reshake(self, reason: str) -> None:
             try:
-                world.adapter.record_reshake(self.round_id, reason)
+                shown = world.adapter.record_reshake(self.round_id, reason)
             except Refused as refused:
                 return world.refused(refused, (RESHAKE[reason],), f"a re-shake ({reason})")
             self.moved_by = (RESHAKE_KEEPS_CLOSED[world.game], f"a re-shake ({reason})")
             self.log(f"re-shake: {reason}")
+            if getattr(shown, "state", None) == "betting":
+                # betting stays closed during a re-shake (RULES.md D, "re-shakes"): reopened,
+                # it is that duty's finding, never the next re-shake's reason when refused
+                raise MoneyBroken(
+                    f"after a re-shake ({reason}) of a round whose betting had closed, it takes "
+                    "bets again",
+                    (RESHAKE_KEEPS_CLOSED[world.game],),
+                )
 
         @precondition(
             lambda self: self.state in ("betting", "closed") and "pause" in world.info.capabilities
