@@ -28,3 +28,12 @@ class ScenarioEnded(Exception):
     """The target took another way the rules allow, and the scenario's remaining steps do not
     apply to it: the scenario ends here, judged on the checks that ran (each clause tagged but
     unchecked is listed as not judged, with the scene's reason)."""
+
+
+def late_for_the_table(doing: str, code: str, late: str) -> str:
+    """Why a refusal of `doing` by a live table that closed betting before it arrived (`late`,
+    the adapter's reason) is the harness's lateness, never a finding."""
+    return (
+        f"{doing} was refused ({code}), but {late}: the harness was late, and the refusal says "
+        "nothing of the target"
+    )

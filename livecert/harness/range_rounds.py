@@ -26,7 +26,7 @@ from livecert.adapters.errors import Refused
 from livecert.adapters.model import BetRecord, PlayerHandle, TableLimits, TargetInfo
 from livecert.harness.checks import CheckLedger
 from livecert.harness.dealer import open_round
-from livecert.harness.findings import ClauseFailure, HarnessError
+from livecert.harness.findings import ClauseFailure, HarnessError, late_for_the_table
 from livecert.harness.read_balances import surplus
 from livecert.harness.record_chain import PlayedRound, chain_problems
 from livecert.harness.round_clauses import CANCEL, PAUSE, RESULT, SEVERAL_BETS, WINDOW
@@ -141,10 +141,8 @@ def _place(
                 views = world.adapter.place_bets(handles[name], round_id, slip)
             except Refused as refused:
                 if refused.late:  # a live table closed betting before the slip reached it
-                    raise HarnessError(
-                        f"{name}'s slip was refused ({refused.code}), but {refused.late}: the "
-                        "harness was late, and the refusal says nothing of the target"
-                    ) from None
+                    why = late_for_the_table(f"{name}'s slip", refused.code, refused.late)
+                    raise HarnessError(why) from None
                 world.check(
                     False,
                     (clause,),
