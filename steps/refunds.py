@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from pytest_bdd import given, parsers, then, when
 
-from livecert.harness.findings import ClauseFailure
+from livecert.harness.findings import ClauseFailure, HarnessError
 from livecert.harness.round_clauses import CANCEL
 from livecert.suite.fixtures.scene import UNFINISHED, PlacedBet, Scene
 from livecert.suite.steps.common import _check_balance
@@ -21,7 +21,6 @@ from livecert.suite.steps.common import _check_balance
 MONEY_DUTY = "REG-MONEY-01"
 DISCONNECTION = "TBL-DISC-02"
 VOID = "XD-VOID-01"
-STATE_CLAUSES = {"void": (VOID,), "cancelled": (CANCEL, "XD-VOID-02")}
 RECALL, DISC_RECORD = "REG-RECALL-01", "TBL-DISC-03"
 CANCELLED = (CANCEL,)
 # the largest stake bet where a table declares no maximum (docs/contract.md, "Table limits")
@@ -60,26 +59,23 @@ def dealer_cancels(scene: Scene) -> None:
         ),
     )
     scene.phase = None
+    scene.ended_as, scene.ended_by = ("cancelled",), CANCELLED
     scene.left_in("cancelled", CANCELLED, "cancel")
-
-
-def state_clauses(scene: Scene, state: str) -> tuple[str, ...]:
-    """The clause of a round ending `state`: void XD-VOID-01; cancelled XD-VOID-02 where the
-    round shows the bowl touching a token, else the dealer's cancel (TBL-MAL-03); both where
-    the target reports no events."""
-    events = scene.round.events if scene.round is not None else None
-    if state != "cancelled" or events is None:
-        return STATE_CLAUSES[state]
-    touched = any(e.get("type") == "bowl-touched-token" for e in events)
-    return ("XD-VOID-02",) if touched else CANCELLED
 
 
 @then(parsers.re(r"the round is (?P<state>void|cancelled)"))
 def round_is(scene: Scene, state: str) -> None:
+    """The round ended as the scenario says, judged on the clause of the step that ended it
+    (the dealer's cancel TBL-MAL-03, the bowl touching a token XD-VOID-02), or for a void no
+    step called for (a result revealed early, a round never shaken), XD-VOID-01."""
+    if state == "void" and not scene.ended_by:  # no step ended it: the round's own void
+        scene.ended_as, scene.ended_by = ("void",), (VOID,)
+    if not scene.ended_by:
+        raise HarnessError(f"no step of the scenario ended the round, yet it must be {state}")
     actual = scene.refresh_round().state
     scene.checks.check(
         actual == state,
-        state_clauses(scene, state),
+        scene.ended_by,
         f"the round is {actual!r}, expected {state!r}",
         f"the round is {state}",
     )
@@ -96,7 +92,7 @@ def _refund_clauses(
     connected, shown returned exactly and back in a wallet holding its start again: the
     difference is then the disconnection's (TBL-DISC-02: confirmed bets stay valid, so they are
     refunded like everyone's), not one of the stake (a refund skipped from some stake up)."""
-    clauses = state_clauses(scene, state)
+    clauses = scene.ended_by
     if DISCONNECTION not in scene.tags or any(b.player not in scene.were_offline for b in bets):
         return clauses
     shown = {b.bet_id: b for b in scene.round.bets}
@@ -123,7 +119,12 @@ def every_bet_returned(scene: Scene) -> None:
     refund not made); for a void round nothing more (XD-VOID-01: a void round pays nothing, so
     a win credited besides the stake breaks it); and the balance its start less the stakes plus
     what the target says it returned (REG-MONEY-01)."""
-    state = scene.round.state if scene.round.state in STATE_CLAUSES else "void"
+    if not scene.ended_as:
+        raise HarnessError(
+            "say how the round ended (the dealer cancels it, or the round is void) before every "
+            "bet is returned"
+        )
+    state = scene.round.state if scene.round.state in scene.ended_as else scene.ended_as[0]
     checks = StepChecks(scene)
     balances = {name: scene.adapter.balance(handle) for name, handle in scene.players.items()}
     returned_to: dict[str, Decimal] = {name: Decimal(0) for name in scene.players}
@@ -153,7 +154,7 @@ def every_bet_returned(scene: Scene) -> None:
         if state == "void":
             checks.check(
                 balance <= start,
-                (VOID,),
+                scene.ended_by,
                 f"{name}'s balance is {balance}, above its start {start}: the void round paid "
                 "more than the stakes back",
                 f"{name}'s balance {balance} holds nothing but the stakes back",

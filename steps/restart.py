@@ -21,6 +21,7 @@ from pytest_bdd import parsers, then, when
 from livecert.adapters import Refused
 from livecert.harness.findings import HarnessError, ScenarioEnded
 from livecert.harness.restart import observe_restart, restart_and_wait
+from livecert.harness.round_clauses import CANCEL
 from livecert.harness.vocabulary import parse_dice
 from livecert.suite.fixtures.scene import UNFINISHED, Scene
 
@@ -199,7 +200,9 @@ def dealer_cancels_interrupted(scene: Scene) -> None:
     refunded exactly is the refunds' clauses, in the step that follows). A round the target
     returned at start-up is returned already: the dealer has nothing to cancel."""
     if _returned_already(scene, "cancelling it"):
+        scene.ended_as, scene.ended_by = RETURNED, INTERRUPTED  # returned by the target itself
         return
+    scene.ended_as, scene.ended_by = ("cancelled",), (CANCEL,)
     round_id = _unfinished_for_the_dealer(scene, "cancelling the interrupted round")
     scene.round = scene.act(
         INTERRUPTED,

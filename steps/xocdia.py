@@ -75,6 +75,7 @@ def dealer_rearranges(scene: Scene) -> None:
 @when("the bowl touches a token as the dealer lifts it")
 def bowl_touches_token(scene: Scene) -> None:
     """XD-VOID-02: the bowl is lifted after betting; touching a token cancels the round."""
+    scene.ended_as, scene.ended_by = ("cancelled",), ("XD-VOID-02",)
     scene.dealer_event_after_close(
         "bowl-touched-token", ("XD-VOID-02",), "lifting the bowl as it touches a token"
     )

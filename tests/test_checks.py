@@ -46,6 +46,38 @@ def test_a_finding_of_its_own_judges_its_clause_in_any_scenario() -> None:
     assert ledger.clauses["REG-COMMIT-01"].failed == 1
 
 
+IN_PASSING = ("REG-SETTLE-01", "REG-COMMIT-01")
+
+
+def test_a_duty_shown_in_passing_is_judged_by_a_check_naming_no_tagged_clause() -> None:
+    """A Total 10 settled wrong in a scenario about money alone: REG-SETTLE-01 judges it, the
+    row it names stays apart (untagged)."""
+    ledger = CheckLedger(["REG-MONEY-01"], IN_PASSING)
+    with pytest.raises(ClauseFailure):
+        ledger.check(False, ["SB-PAY-08", "REG-SETTLE-01"], "TOTAL_10 paid 7:1")
+    assert ledger.clauses["REG-SETTLE-01"].failed == 1
+    assert "SB-PAY-08" not in ledger.clauses
+    assert ledger.untagged["SB-PAY-08"].ran == 1
+
+
+def test_a_duty_in_passing_stays_apart_where_the_check_names_a_tagged_clause() -> None:
+    ledger = CheckLedger(["SB-PAY-08"], IN_PASSING)
+    ledger.held(["SB-PAY-08", "REG-SETTLE-01"], "TOTAL_10 paid 6:1")
+    assert ledger.ran_for("SB-PAY-08") == 1
+    assert "REG-SETTLE-01" not in ledger.clauses
+    assert ledger.untagged["REG-SETTLE-01"].held == 1
+
+
+def test_a_check_made_judge_untagged_judges_its_clauses_anywhere() -> None:
+    ledger = CheckLedger(["SB-PAY-08"], IN_PASSING)
+    with pytest.raises(ClauseFailure):
+        ledger.check(False, ["SB-RND-01"], "betting still open", judge_untagged=True)
+    ledger.check(True, ["REG-COMMIT-01", "SB-RND-01"], "closed", judge_untagged=True)
+    assert (ledger.clauses["SB-RND-01"].ran, ledger.clauses["SB-RND-01"].held) == (2, 1)
+    assert ledger.clauses["REG-COMMIT-01"].held == 1
+    assert not ledger.untagged
+
+
 def test_every_failed_check_keeps_its_evidence() -> None:
     ledger = CheckLedger(["REG-SETTLE-01"])
     for code in range(120):

@@ -1,3 +1,4 @@
+@REG-BAL-01
 Feature: Bad input is refused with a reason and changes nothing
   Malformed or invalid requests are refused with a reason and change nothing: no bet is added and
   no balance moves. A bet may never take a balance below zero.

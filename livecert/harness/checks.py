@@ -4,9 +4,14 @@ A clause passes only where a check *for it* ran and held, and fails only where a
 failed; a scenario's tags say which clauses it may judge. A check naming a clause the scenario is
 not tagged with judges nothing there: it is kept apart (`untagged`), and when it failed the
 certificate reports a harness error (a scenario that finds something it may not judge is a
-tagging defect of the harness, never a pass). The record keeps, per clause, how many checks ran
-and held, the evidence of every failed check and one sample of the held ones: a Sic Bo sweep
-makes 23,760 settlement checks, and one line each would drown the record.
+tagging defect of the harness, never a pass). Two kinds of check judge their clauses anywhere:
+one made `judge_untagged` (what the table's own answer says unambiguously: an action refused,
+the round's state) and, where a check names no tagged clause, the duties every round shows in
+passing among its clauses (`in_passing`: every settlement is REG-SETTLE-01's, every bet taken
+REG-COMMIT-01's). `tests/test_check_tags.py` proves statically that every check a step can make
+is judged in its scenario. The record keeps, per clause, how many checks ran and held, the
+evidence of every failed check and one sample of the held ones: a Sic Bo sweep makes 23,760
+settlement checks, and one line each would drown the record.
 """
 
 import threading
@@ -44,8 +49,9 @@ class ClauseTally:
 class CheckLedger:
     """Counts the checks of one scenario per clause; `judged` are the clauses it may judge."""
 
-    def __init__(self, judged: Iterable[str]) -> None:
+    def __init__(self, judged: Iterable[str], in_passing: Iterable[str] = ()) -> None:
         self.judged = frozenset(judged)
+        self.in_passing = frozenset(in_passing)
         self.clauses: dict[str, ClauseTally] = {}
         self.untagged: dict[str, ClauseTally] = {}
         self._lock = threading.RLock()  # several money sessions of a scenario book at once
@@ -55,25 +61,29 @@ class CheckLedger:
 
     def _tallies(self, clauses: Iterable[str], judge_untagged: bool = False) -> list[ClauseTally]:
         tallies = []
-        for clause in dict.fromkeys(clauses):
-            judged = judge_untagged or clause in self.judged
+        named = tuple(dict.fromkeys(clauses))
+        passing = self.in_passing if self.judged.isdisjoint(named) else frozenset()
+        for clause in named:
+            judged = judge_untagged or clause in self.judged or clause in passing
             book = self.clauses if judged else self.untagged
             tallies.append(book.setdefault(clause, ClauseTally()))
         return tallies
 
-    def held(self, clauses: Iterable[str], what: str) -> None:
+    def held(self, clauses: Iterable[str], what: str, judge_untagged: bool = False) -> None:
         """A check for `clauses` ran and held; `what` says what it saw (kept once as a sample)."""
         with self._lock:
-            for tally in self._tallies(clauses):
+            for tally in self._tallies(clauses, judge_untagged):
                 tally.ran += 1
                 tally.held += 1
                 if tally.sample is None:
                     tally.sample = what[:EVIDENCE_LIMIT]
 
-    def failed(self, clauses: Iterable[str], evidence: str) -> ClauseFailure:
+    def failed(
+        self, clauses: Iterable[str], evidence: str, judge_untagged: bool = False
+    ) -> ClauseFailure:
         """A check for `clauses` failed: recorded; the ClauseFailure to raise is returned."""
         failure = ClauseFailure(evidence, clauses)
-        self.record_failure(failure)
+        self.record_failure(failure, judge_untagged)
         return failure
 
     def record_failure(self, failure: ClauseFailure, judge_untagged: bool = False) -> None:
@@ -88,13 +98,22 @@ class CheckLedger:
                 tally.ran += 1
                 tally.failures.append(str(failure)[:EVIDENCE_LIMIT])
 
-    def check(self, ok: bool, clauses: Iterable[str], failure: str, held: str = "") -> None:
-        """One check: held when `ok`, else raise the ClauseFailure saying `failure`."""
+    def check(
+        self,
+        ok: bool,
+        clauses: Iterable[str],
+        failure: str,
+        held: str = "",
+        judge_untagged: bool = False,
+    ) -> None:
+        """One check: held when `ok`, else raise the ClauseFailure saying `failure`.
+        `judge_untagged`: the check judges its clauses in any scenario that makes it (see
+        `record_failure`)."""
         clauses = tuple(clauses)
         if ok:
-            self.held(clauses, held or f"held: not {failure}")
+            self.held(clauses, held or f"held: not {failure}", judge_untagged)
             return
-        raise self.failed(clauses, failure)
+        raise self.failed(clauses, failure, judge_untagged)
 
     def ran_for(self, clause: str) -> int:
         tally = self.clauses.get(clause)

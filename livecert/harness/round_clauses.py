@@ -14,4 +14,7 @@ RESHAKE = {
 }
 SEVERAL_BETS = "SB-RND-02"  # a player may place several bets, of several types, in one round
 WINNINGS_PAID = {"sicbo": "SB-RND-03"}  # "the result is determined and winnings are paid"
+# Duties every round shows in passing: a check that names no clause its scenario is tagged with
+# is judged on these among its clauses (harness/checks.py), wherever it runs
+IN_PASSING = (SETTLE, COMMIT)
 PAUSE, RESUME, CANCEL = "TBL-MAL-01", "TBL-MAL-02", "TBL-MAL-03"

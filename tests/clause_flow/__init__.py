@@ -1,0 +1,29 @@
+"""Which clauses each step of each scenario can name in a check, found statically.
+
+A check names its clauses in a call of a CheckLedger (`checks.check(ok, CLAUSES, ...)`,
+`checks.held(CLAUSES, ...)`, `checks.failed(CLAUSES, ...)`) or in a ClauseFailure the step
+raises (the evidence hook books it). This module binds every pickle of every feature (the
+Gherkin compiler's: Examples expanded, Background, Rule and Feature tags inherited) to the step
+functions of steps/*.py as pytest-bdd would (`parsers.re` fullmatch or the exact text), and runs
+each step function through a small abstract interpreter of its AST: concrete where it can be
+(the step's own arguments from its text, the scenario's game and tags, module constants, the
+paytable), a set of possibilities where it cannot, following calls into steps/, fixtures/ and
+livecert/harness/ transitively. Modelled explicitly (see `_special_call` and `_attribute`):
+- `scene.game` is the feature's game, `scene.tags` the scenario's clause tags, so a clause
+  chosen from the tags (`c for c in X if c in scene.tags`) is understood, not whitelisted;
+- a scene attribute (`scene.refused_by`, `scene.late_bet_clauses`) holds what the scenario's
+  own steps assign it, or its default where none does;
+- an oracle settlement's `.clauses` (`scene.expected(placed)`) is the paytable row of a bet the
+  scenario placed (`Scene.place` / `Scene.try_place` with its label); a row of a round whose
+  selections the harness draws from the whole paytable (the sweep, the money machine, instant
+  sessions, limit probes) is any row of the game;
+- a Hypothesis rule's argument `x=st.sampled_from(E)` takes the values of E;
+- a failure recorded `judge_untagged=True` (an action the rules allow, refused: judged wherever
+  it is met) or marked `booked` (its checks were booked where they ran) names nothing here.
+Where a check's clauses stay unknown the sink is reported as unresolved.
+"""
+
+from .checker import Analysis, Checker, Violation
+from .values import ROOT
+
+__all__ = ["ROOT", "Analysis", "Checker", "Violation"]
