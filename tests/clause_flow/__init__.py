@@ -2,7 +2,7 @@
 
 A check names its clauses in a call of a CheckLedger (`checks.check(ok, CLAUSES, ...)`,
 `checks.held(CLAUSES, ...)`, `checks.failed(CLAUSES, ...)`) or in a ClauseFailure the step
-raises (the evidence hook books it). This module binds every pickle of every feature (the
+raises (the evidence hook books it). This package binds every pickle of every feature (the
 Gherkin compiler's: Examples expanded, Background, Rule and Feature tags inherited) to the step
 functions of steps/*.py as pytest-bdd would (`parsers.re` fullmatch or the exact text), and runs
 each step function through a small abstract interpreter of its AST: concrete where it can be
@@ -12,14 +12,19 @@ livecert/harness/ transitively. Modelled explicitly (see `_special_call` and `_a
 - `scene.game` is the feature's game, `scene.tags` the scenario's clause tags, so a clause
   chosen from the tags (`c for c in X if c in scene.tags`) is understood, not whitelisted;
 - a scene attribute (`scene.refused_by`, `scene.late_bet_clauses`) holds what the scenario's
-  own steps assign it, or its default where none does;
+  own steps assign it, or its default where none does (a plain one, like `scene.phase`, is
+  compared by value: `scene.phase == "paused"` is false where no step pauses);
+- `paytable(game)` where the game is not known is the scenario's game (a scenario plays one);
+  a settlement row's `.clauses` (`SettlementRow`, `check_bet`) is its row and REG-SETTLE-01;
 - an oracle settlement's `.clauses` (`scene.expected(placed)`) is the paytable row of a bet the
   scenario placed (`Scene.place` / `Scene.try_place` with its label); a row of a round whose
   selections the harness draws from the whole paytable (the sweep, the money machine, instant
   sessions, limit probes) is any row of the game;
 - a Hypothesis rule's argument `x=st.sampled_from(E)` takes the values of E;
-- a failure recorded `judge_untagged=True` (an action the rules allow, refused: judged wherever
-  it is met) or marked `booked` (its checks were booked where they ran) names nothing here.
+- a check or failure made `judge_untagged=True` (an action the rules allow, refused; the
+  round's state: judged wherever it is met) or marked `booked` (its checks were booked where
+  they ran) names nothing here; a check whose sure clauses include a duty judged in passing
+  (`round_clauses.IN_PASSING`) is judged in any scenario, as CheckLedger does.
 Where a check's clauses stay unknown the sink is reported as unresolved.
 """
 

@@ -194,6 +194,14 @@ class FrameCalls:
 
     def _method(self, receiver: frozenset, attr: str) -> frozenset | None:
         project = self.interp.project
+        for item in receiver:
+            if isinstance(item, Marker) and item.kind == "instance":
+                module, _attrs = self.interp.instances[item.ref]
+                for node in item.ref.body:
+                    if isinstance(node, ast.FunctionDef) and node.name == attr:
+                        return frozenset(
+                            {Marker("bound", attr, (receiver, module, node, item.name))}
+                        )
         if any(isinstance(i, Marker) and i.kind == "scene" for i in receiver):
             for node in self.interp.scene_class.body:
                 if isinstance(node, ast.FunctionDef) and node.name == attr:

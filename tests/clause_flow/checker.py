@@ -177,7 +177,7 @@ class Scenario:
             values = set()
             for atom in element:
                 values |= self.values(atom, depth)
-            if values <= tags | set(IN_PASSING) | {TAGGED}:
+            if values and values <= tags | set(IN_PASSING) | {TAGGED}:
                 return []  # judged here: a tagged clause, or a duty judged in passing
         clauses = set()
         for atom in may:

@@ -79,6 +79,8 @@ class Interpreter:
         from livecert.adapters.base import TargetAdapter
 
         self.adapter_methods = {n for n in dir(TargetAdapter) if not n.startswith("__")}
+        # a class defined in a function (a state machine): its module and `self.x` values
+        self.instances: dict[ast.ClassDef, tuple[Module, dict[str, frozenset]]] = {}
 
     def _scene_defaults(self) -> dict[str, frozenset]:
         defaults = {}
@@ -140,6 +142,10 @@ class Interpreter:
             if a.arg not in values and d is not None:
                 values[a.arg] = frame.ev(d)
         return values
+
+
+def _inexact(item: object) -> bool:
+    return isinstance(item, Seq) and not item.exact
 
 
 @dataclass
@@ -259,18 +265,50 @@ class Frame(FrameCalls):
             self.nested(node)
             return False
         if isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef):
-                    self.nested(item)
+            self.nested_class(node)
             return False
         return False
 
-    def nested(self, node: ast.FunctionDef) -> None:
+    def nested_class(self, node: ast.ClassDef) -> None:
+        """A class defined inside the one running (a Hypothesis state machine): its entry
+        methods (decorated: the rules, `__init__`) run under it with `self` the instance; a
+        method they call on `self` is followed with the arguments of the call; `self.x` is any
+        value a method of the class assigns it."""
+        instance = Marker("instance", node.name, node)
+        methods = [item for item in node.body if isinstance(item, ast.FunctionDef)]
+        attrs: dict[str, frozenset] = {}
+        self.interp.instances[node] = (self.module, attrs)
+        for method in methods:
+            env = dict(self.env)
+            for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs):
+                env[a.arg] = OPAQUE
+            if method.args.args:
+                env[method.args.args[0].arg] = frozenset({instance})
+            frame = Frame(self.interp, self.ctx, self.module, node.name, env)
+            for stmt in ast.walk(method):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+                targets = [stmt.target] if isinstance(stmt, ast.AnnAssign) else targets
+                for target in targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                        and stmt.value is not None
+                    ):
+                        value = frame.ev(stmt.value)
+                        attrs[target.attr] = attrs.get(target.attr, EMPTY) | value
+        for method in methods:
+            if method.decorator_list or method.name == "__init__":
+                self.nested(method, frozenset({instance}))
+
+    def nested(self, node: ast.FunctionDef, instance: frozenset | None = None) -> None:
         """A function defined inside the one running runs under it (a callback, a Hypothesis
         rule): its body is interpreted here, a rule's sampled arguments bound to their values."""
         env = dict(self.env)
         for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs):
             env[a.arg] = OPAQUE
+        if instance is not None and node.args.args:
+            env[node.args.args[0].arg] = instance
         for decorator in node.decorator_list:
             if isinstance(decorator, ast.Call):
                 for keyword in decorator.keywords:
@@ -392,18 +430,18 @@ class Frame(FrameCalls):
         values = [self.ev(v) for v in node.values]
         truths = [truth(v) for v in values]
         if isinstance(node.op, ast.Or):
-            values = [
-                frozenset(
-                    Seq(i.items, False, True) if isinstance(i, Seq) and not i.exact else i
-                    for i in v
-                )
-                for v in values
-            ]
-            if any(t is True for t in truths):
-                first = truths.index(True)
-                return frozenset().union(*values[: first + 1])
-            if all(t is False for t in truths):
-                return values[-1]
+            # `a or b`: what of `a` may be true (an inexact sequence then holds something), up
+            # to the first operand surely true; the last operand whatever it is
+            out: set = set()
+            for i, (value, surely) in enumerate(zip(values, truths, strict=True)):
+                last = i == len(values) - 1
+                for item in value:
+                    if not last and truth(frozenset({item})) is False:
+                        continue
+                    out.add(Seq(item.items, False, True, item.sure) if _inexact(item) else item)
+                if surely is True:
+                    break
+            return frozenset(out)
         else:
             if any(t is False for t in truths):
                 return frozenset({False})
@@ -563,6 +601,9 @@ class Frame(FrameCalls):
     def _attribute(self, item: object, attr: str) -> frozenset:
         if attr == "game":
             return frozenset({self.ctx.game})
+        if isinstance(item, Marker) and item.kind == "instance":
+            _module, attrs = self.interp.instances[item.ref]
+            return attrs.get(attr, OPAQUE)
         if isinstance(item, Marker) and item.kind == "scene":
             if attr == "tags":
                 return frozenset({Marker("tags")})
