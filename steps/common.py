@@ -339,7 +339,7 @@ def _paid_by(scene: Scene, bets: list[PlacedBet]) -> list[str]:
             clauses += (*expected.clauses, SETTLE_DUTY)
         else:
             clauses += settled_clauses(expected, view, info.minor_unit, info.rounding)
-    return clauses
+    return clauses or [SETTLE_DUTY]  # a player with no bet: the settlement duty's alone
 
 
 def _check_unseen(

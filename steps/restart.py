@@ -201,6 +201,11 @@ def dealer_cancels_interrupted(scene: Scene) -> None:
     returned at start-up is returned already: the dealer has nothing to cancel."""
     if _returned_already(scene, "cancelling it"):
         scene.ended_as, scene.ended_by = RETURNED, INTERRUPTED  # returned by the target itself
+        why = (
+            f"the target returned the interrupted round {scene.round.round_id} itself at "
+            "start-up (allowed: REG-INTR-01), so there was no round left to cancel"
+        )
+        scene.unproven.update({c: why for c in scene.tags if c == CANCEL})
         return
     scene.ended_as, scene.ended_by = ("cancelled",), (CANCEL,)
     round_id = _unfinished_for_the_dealer(scene, "cancelling the interrupted round")

@@ -284,6 +284,7 @@ def bet_taken(scene: Scene) -> None:
         clauses,
         f"a bet during the betting period was refused: {scene.refusal}",
         "the bet was taken",
+        judge_untagged=True,  # an action the rules allow, refused: its finding wherever met
     )
     shown = scene.bets[-1].view.status if scene.bets else "(no bet recorded)"
     scene.checks.check(
@@ -291,6 +292,7 @@ def bet_taken(scene: Scene) -> None:
         clauses,
         f"the bet was taken but shows status {shown!r}, not 'open'",
         "the bet is open",
+        judge_untagged=True,
     )
 
 
@@ -324,6 +326,7 @@ def new_bet_taken(scene: Scene, stake: str, label: str) -> None:
         clauses,
         f"a bet during the betting period was refused: {refused}",
         f"a bet of {stake} on {label} was taken",
+        judge_untagged=True,  # an action the rules allow, refused: its finding wherever met
     )
 
 
@@ -391,6 +394,7 @@ def dealer_resumes(scene: Scene) -> None:
             scene.window_clauses(),
             "the round was paused after betting closed, and resuming it reopened betting",
             "the resume left betting closed",
+            judge_untagged=True,  # the round's state, as left_in
         )
         scene.left_in("closed", RESUMED, "resume of a round paused after betting closed")
         scene.try_late_bet(scene.window_clauses(), "after a resume with betting closed")

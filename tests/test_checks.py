@@ -68,14 +68,23 @@ def test_a_duty_in_passing_stays_apart_where_the_check_names_a_tagged_clause() -
     assert ledger.untagged["REG-SETTLE-01"].held == 1
 
 
-def test_a_check_made_judge_untagged_judges_its_clauses_anywhere() -> None:
+def test_a_check_made_judge_untagged_fails_its_clauses_anywhere_and_credits_none() -> None:
     ledger = CheckLedger(["SB-PAY-08"], IN_PASSING)
     with pytest.raises(ClauseFailure):
         ledger.check(False, ["SB-RND-01"], "betting still open", judge_untagged=True)
     ledger.check(True, ["REG-COMMIT-01", "SB-RND-01"], "closed", judge_untagged=True)
-    assert (ledger.clauses["SB-RND-01"].ran, ledger.clauses["SB-RND-01"].held) == (2, 1)
-    assert ledger.clauses["REG-COMMIT-01"].held == 1
-    assert not ledger.untagged
+    assert (ledger.clauses["SB-RND-01"].ran, ledger.clauses["SB-RND-01"].held) == (1, 0)
+    assert (
+        "REG-COMMIT-01" not in ledger.clauses
+    )  # a hold credits no clause the scenario is not about
+    assert ledger.untagged["SB-RND-01"].held == 1
+
+
+def test_a_duty_in_passing_is_never_credited_by_a_check_that_held() -> None:
+    ledger = CheckLedger(["REG-MONEY-01"], IN_PASSING)
+    ledger.held(["REG-SETTLE-01"], "TOTAL_10 paid 6:1")
+    assert "REG-SETTLE-01" not in ledger.clauses
+    assert ledger.untagged["REG-SETTLE-01"].held == 1
 
 
 def test_every_failed_check_keeps_its_evidence() -> None:

@@ -6,7 +6,7 @@ Feature: Sic Bo: malfunction, pause and cancellation
 
   Rule: a paused round takes no bet and no result, and resumes as usual
 
-    @TBL-MAL-01 @TBL-MAL-02 @SB-RND-02
+    @TBL-MAL-01 @TBL-MAL-02
     Scenario: The Sic Bo round is paused during betting and resumes
       Given a player with a balance of 1000.00
       And the player bets 10.00 on Big

@@ -1,4 +1,3 @@
-@REG-BAL-01
 Feature: Bad input is refused with a reason and changes nothing
   Malformed or invalid requests are refused with a reason and change nothing: no bet is added and
   no balance moves. A bet may never take a balance below zero.

@@ -1,4 +1,4 @@
-@needs-instant-round @REG-BAL-01
+@needs-instant-round
 Feature: Instant rounds keep the table's duties
   Many tables, and the RNG versions of live games, take a bet slip, play the round and settle it
   at once: there is no round to open, bet on and close. The duties that need no live round hold

@@ -4,12 +4,13 @@ A clause passes only where a check *for it* ran and held, and fails only where a
 failed; a scenario's tags say which clauses it may judge. A check naming a clause the scenario is
 not tagged with judges nothing there: it is kept apart (`untagged`), and when it failed the
 certificate reports a harness error (a scenario that finds something it may not judge is a
-tagging defect of the harness, never a pass). Two kinds of check judge their clauses anywhere:
-one made `judge_untagged` (what the table's own answer says unambiguously: an action refused,
-the round's state) and, where a check names no tagged clause, the duties every round shows in
-passing among its clauses (`in_passing`: every settlement is REG-SETTLE-01's, every bet taken
-REG-COMMIT-01's). `tests/test_check_tags.py` proves statically that every check a step can make
-is judged in its scenario. The record keeps, per clause, how many checks ran and held, the
+tagging defect of the harness, never a pass). Two kinds of failed check judge their clauses
+anywhere: one made `judge_untagged` (what the table's own answer says unambiguously: an action
+refused, the round's state, a balance below zero) and, where a check names no tagged clause, the
+duties every round shows in passing among its clauses (`in_passing`: every settlement is
+REG-SETTLE-01's, every bet taken REG-COMMIT-01's). A check that held credits only the clauses
+its scenario is tagged with. `tests/test_check_tags.py` shows statically that every check a step
+can make is judged in its scenario. The record keeps, per clause, how many checks ran and held, the
 evidence of every failed check and one sample of the held ones: a Sic Bo sweep makes 23,760
 settlement checks, and one line each would drown the record.
 """
@@ -59,20 +60,26 @@ class CheckLedger:
     def __repr__(self) -> str:
         return f"CheckLedger({len(self.clauses)} clauses judged)"
 
-    def _tallies(self, clauses: Iterable[str], judge_untagged: bool = False) -> list[ClauseTally]:
+    def _tallies(
+        self, clauses: Iterable[str], failed: bool, judge_untagged: bool = False
+    ) -> list[ClauseTally]:
+        """The tallies a check of `clauses` is booked on: its tagged clauses. A failed check is
+        also judged, made `judge_untagged`, on every clause it names; else, where it names no
+        tagged clause, on the duties shown in passing among them. A check that held is judged
+        only on tagged clauses: a clause is never credited by a scenario that is not about it."""
         tallies = []
         named = tuple(dict.fromkeys(clauses))
-        passing = self.in_passing if self.judged.isdisjoint(named) else frozenset()
+        passing = self.in_passing if failed and self.judged.isdisjoint(named) else frozenset()
         for clause in named:
-            judged = judge_untagged or clause in self.judged or clause in passing
+            judged = clause in self.judged or clause in passing or (failed and judge_untagged)
             book = self.clauses if judged else self.untagged
             tallies.append(book.setdefault(clause, ClauseTally()))
         return tallies
 
-    def held(self, clauses: Iterable[str], what: str, judge_untagged: bool = False) -> None:
+    def held(self, clauses: Iterable[str], what: str) -> None:
         """A check for `clauses` ran and held; `what` says what it saw (kept once as a sample)."""
         with self._lock:
-            for tally in self._tallies(clauses, judge_untagged):
+            for tally in self._tallies(clauses, failed=False):
                 tally.ran += 1
                 tally.held += 1
                 if tally.sample is None:
@@ -94,7 +101,7 @@ class CheckLedger:
             if failure.booked:
                 return
             failure.booked = True
-            for tally in self._tallies(failure.clauses, judge_untagged):
+            for tally in self._tallies(failure.clauses, True, judge_untagged):
                 tally.ran += 1
                 tally.failures.append(str(failure)[:EVIDENCE_LIMIT])
 
@@ -107,11 +114,11 @@ class CheckLedger:
         judge_untagged: bool = False,
     ) -> None:
         """One check: held when `ok`, else raise the ClauseFailure saying `failure`.
-        `judge_untagged`: the check judges its clauses in any scenario that makes it (see
-        `record_failure`)."""
+        `judge_untagged`: failed, the check judges its clauses in any scenario that makes it
+        (see `record_failure`); held, only where they are tagged."""
         clauses = tuple(clauses)
         if ok:
-            self.held(clauses, held or f"held: not {failure}", judge_untagged)
+            self.held(clauses, held or f"held: not {failure}")
             return
         raise self.failed(clauses, failure, judge_untagged)
 

@@ -95,11 +95,14 @@ def not_below_zero(
     player: PlayerHandle,
     shown: Decimal,
 ) -> None:
-    """REG-BAL-01's "no balance below zero" on the balance held: failed (raised) below zero;
-    held only where the balance was set, as a lent account's surplus makes the check hold by
-    construction (its stakes never reach what it holds)."""
+    """REG-BAL-01's "no balance below zero" on the balance held: failed (raised) below zero,
+    in any scenario that reads it (a balance below zero is unambiguous); held only where the
+    balance was set, as a lent account's surplus makes the check hold by construction (its
+    stakes never reach what it holds)."""
     held = real_balance(adapter, player, shown)
     if held < 0:
-        raise checks.failed(clauses, f"{player.player_id}'s balance is below zero: {held}")
+        raise checks.failed(
+            clauses, f"{player.player_id}'s balance is below zero: {held}", judge_untagged=True
+        )
     if not surplus(adapter, player):
         checks.held(clauses, f"{player.player_id}'s balance {held} is not below zero")

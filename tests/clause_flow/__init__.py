@@ -25,7 +25,20 @@ livecert/harness/ transitively. Modelled explicitly (see `_special_call` and `_a
   round's state: judged wherever it is met) or marked `booked` (its checks were booked where
   they ran) names nothing here; a check whose sure clauses include a duty judged in passing
   (`round_clauses.IN_PASSING`) is judged in any scenario, as CheckLedger does.
-Where a check's clauses stay unknown the sink is reported as unresolved.
+- an object of a project class (`RangeWorld(...)`) has its methods followed; a class defined in
+  a function (a Hypothesis state machine) runs its rules with `self` the instance, a method on
+  `self` followed with the arguments of its call, `self.x` any value a method gives it;
+- a step that sets `scene.game` has the scenario followed once per game it may play.
+Where a check's clauses stay unknown, or a `check`/`failed` call's receiver cannot be named, the
+sink is reported as unresolved.
+
+Limits. The interpreter is flow-insensitive (an assignment adds to what a name may hold; both
+branches of an `if` and a loop run zero or one time are all kept): it may report a check judged
+nowhere on a path no run takes, never the reverse. A scene attribute is any value the
+scenario's steps give it, also where read before the writing step: there it holds its default
+(an empty tuple of clauses), and a check naming no clause is reported by the run as a harness
+error, never as a pass. A hold alone (`ledger.held`) is not a sink: it cannot fail, and credits
+only tagged clauses.
 """
 
 from .checker import Analysis, Checker, Violation

@@ -4,6 +4,7 @@ pure functions run for real."""
 from __future__ import annotations
 
 import ast
+import importlib
 
 from .project import Module
 from .values import (
@@ -46,7 +47,9 @@ class FrameCalls:
             last = receiver.id if isinstance(receiver, ast.Name) else last
             if last in LEDGERS:
                 position = SINK_METHODS[func.attr]
-                if len(node.args) > position and not _judged_anywhere(node):
+                # a hold alone cannot fail, and credits only tagged clauses: not a sink
+                failing = func.attr != "held" and not _judged_anywhere(node)
+                if len(node.args) > position and failing:
                     self.sink(node, node.args[position])
                 self._evaluate_args_only(node)
                 return frozenset({Marker("failure")}) if func.attr == "failed" else OPAQUE
@@ -57,6 +60,12 @@ class FrameCalls:
         if special is not None:
             return special
         callee = self.ev(func)
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in SINK_METHODS
+            and all(isinstance(i, Marker) and i.kind == "opaque" for i in callee)
+        ):  # a check on a receiver the analysis cannot name: never passed over silently
+            self.summary.unresolved.add((f"{self.module.rel}:{node.lineno}", ast.unparse(node)))
         out: set = set()
         for item in callee:
             out |= self._invoke(item, node)
@@ -101,6 +110,10 @@ class FrameCalls:
         return None
 
     def _invoke(self, item: object, node: ast.Call) -> frozenset:
+        if isinstance(item, Marker) and item.kind == "func" and item.name in PURE:
+            module, _fn = item.ref  # a pure function of the vocabulary: called for real
+            real = getattr(importlib.import_module(self.interp.project.dotted(module)), item.name)
+            return self._pure(real, node)
         if isinstance(item, Marker) and item.kind == "func":
             module, fn = item.ref
             frame = self
@@ -164,7 +177,7 @@ class FrameCalls:
                 self._run(module, init, args, cls.name)
             return frozenset({Marker("failure")})
         self._evaluate_args_only(node)
-        return OPAQUE
+        return frozenset({Marker("obj", cls.name, (module, cls))})  # its methods are followed
 
     def _is_failure(self, module: Module, cls: ast.ClassDef) -> bool:
         if cls.name == "ClauseFailure":
@@ -195,6 +208,13 @@ class FrameCalls:
     def _method(self, receiver: frozenset, attr: str) -> frozenset | None:
         project = self.interp.project
         for item in receiver:
+            if isinstance(item, Marker) and item.kind == "obj":  # an object of a project class
+                module, cls = item.ref
+                for node in cls.body:
+                    if isinstance(node, ast.FunctionDef) and node.name == attr:
+                        return frozenset(
+                            {Marker("bound", attr, (receiver, module, node, cls.name))}
+                        )
             if isinstance(item, Marker) and item.kind == "instance":
                 module, _attrs = self.interp.instances[item.ref]
                 for node in item.ref.body:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +102,33 @@ class Checker:
                 args[name] = OPAQUE  # a fixture
         return self.interp.call(ctx, definition.module, definition.node, args)
 
+    def _summaries(self, pickle: Pickle, bound: list, game: str) -> tuple[list, dict]:
+        """Each bound step run for `game`, and what the steps write on the scene. Pass 1: which
+        scene attributes the steps may write; pass 2: with only those, plain ones by value."""
+        written, scalars = None, ()
+        for _ in range(2):
+            ctx = Context(game, pickle.tags, written, scalars)
+            summaries = [
+                (step, self.run_step(ctx, d, a)) for step, matches in bound for d, a in matches
+            ]
+            writes: dict = {}
+            for _, summary in summaries:
+                for attr, value in summary.writes.items():
+                    writes[attr] = writes.get(attr, EMPTY) | value
+            written = frozenset(writes)
+            scalars = tuple(
+                sorted(
+                    (attr, value)
+                    for attr, value in writes.items()
+                    if all(isinstance(v, str | bool | int) or v is None for v in value)
+                    and all(
+                        isinstance(v, str | bool | int) or v is None
+                        for v in self.interp.scene_defaults.get(attr, OPAQUE)
+                    )
+                )
+            )
+        return summaries, writes
+
     def analyse(self) -> Analysis:
         analysis = Analysis()
         for pickle in self.pickles:
@@ -116,38 +144,22 @@ class Checker:
                         place + " <- " + ", ".join(d.where for d, _ in matches)
                     )
                 bound.append((step, matches))
-            # pass 1: which scene attributes the steps may write; pass 2: with only those
-            written, scalars = None, ()
-            for _ in range(2):
-                ctx = Context(pickle.game, pickle.tags, written, scalars)
-                summaries = [
-                    (step, self.run_step(ctx, d, a)) for step, matches in bound for d, a in matches
-                ]
-                writes: dict = {}
-                for _, summary in summaries:
-                    for attr, value in summary.writes.items():
-                        writes[attr] = writes.get(attr, EMPTY) | value
-                written = frozenset(writes)
-                scalars = tuple(
-                    sorted(
-                        (attr, value)
-                        for attr, value in writes.items()
-                        if all(isinstance(v, str | bool | int) or v is None for v in value)
-                        and all(
-                            isinstance(v, str | bool | int) or v is None
-                            for v in self.interp.scene_defaults.get(attr, OPAQUE)
-                        )
-                    )
-                )
-            bets = set().union(*(s.bets for _, s in summaries)) if summaries else set()
-            outcomes = set().union(*(s.outcomes for _, s in summaries)) if summaries else set()
-            scenario = Scenario(pickle, writes, bets, outcomes)
-            for step, summary in summaries:
-                analysis.unresolved |= summary.unresolved
-                for alternative, origin in summary.sinks:
-                    for clauses in scenario.untagged(alternative):
-                        where = f"{pickle.path}:{step.line} {pickle.name}: {step.text}"
-                        analysis.violations.append(Violation(where, clauses, origin))
+            summaries, writes = self._summaries(pickle, bound, pickle.game)
+            # a step that sets the scene's game (a table feature's "at a Xoc Dia table"): the
+            # scenario is followed once per game it may play
+            games = {g for g in writes.get("game", EMPTY) if isinstance(g, str)} - {pickle.game}
+            runs = [(pickle.game, summaries, writes)]
+            runs += [(g, *self._summaries(pickle, bound, g)) for g in sorted(games)]
+            for game, summaries, writes in runs:
+                bets = set().union(*(s.bets for _, s in summaries)) if summaries else set()
+                outcomes = set().union(*(s.outcomes for _, s in summaries)) if summaries else set()
+                scenario = Scenario(pickle, game, writes, bets, outcomes)
+                for step, summary in summaries:
+                    analysis.unresolved |= summary.unresolved
+                    for alternative, origin in summary.sinks:
+                        for clauses in scenario.untagged(alternative):
+                            where = f"{pickle.path}:{step.line} {pickle.name}: {step.text}"
+                            analysis.violations.append(Violation(where, clauses, origin))
         return analysis
 
 
@@ -156,6 +168,7 @@ class Scenario:
     """One pickle with what its steps wrote, bet on and entered: a check judged against it."""
 
     pickle: Pickle
+    game: str
     writes: dict
     bets: set
     outcomes: set
@@ -169,19 +182,21 @@ class Scenario:
                     found += self.untagged(written, depth + 1)
             return found
         shaped = shape(alternative)
-        if shaped is None:  # written with something not a clause: not a check's clauses
-            return []
+        if shaped is None:  # a scene attribute written with something the analysis cannot follow
+            return [f"(clauses not followed: {alternative!r:.80})"]
         sure, may = shaped
         tags = self.pickle.tags
+        clauses = set()
+        for atom in may:
+            clauses |= self.values(atom, depth)
         for element in sure:
             values = set()
             for atom in element:
                 values |= self.values(atom, depth)
-            if values and values <= tags | set(IN_PASSING) | {TAGGED}:
-                return []  # judged here: a tagged clause, or a duty judged in passing
-        clauses = set()
-        for atom in may:
-            clauses |= self.values(atom, depth)
+            if values and values <= tags | {TAGGED}:
+                return []  # judged here: it surely names a clause the scenario is tagged with
+            if values and values <= set(IN_PASSING):
+                return []  # judged here, failed: it surely names a duty shown in passing
         return [", ".join(sorted(clauses - tags - {TAGGED})) or "(no clause)"]
 
     def values(self, atom: object, depth: int) -> set:
@@ -201,9 +216,9 @@ class Scenario:
         """The paytable rows a settlement here can name: of each bet placed on each result
         entered (the oracle's own ruling), or of every selection where the harness draws them."""
         from livecert.harness.vocabulary import paytable, selection_code
-        from livecert.rules.settlement import settle
+        from livecert.rules.settlement import OutcomeError, settle
 
-        game = self.pickle.game
+        game = self.game
         table = paytable(game)
         codes = (
             [selection_code(label, game) for label in self.bets]
@@ -214,7 +229,8 @@ class Scenario:
         for code in codes:
             if placed and self.outcomes and None not in self.outcomes:
                 for outcome in self.outcomes:
-                    out |= set(settle(table, code, outcome).clauses)
+                    with contextlib.suppress(OutcomeError):  # a result tried, never settled
+                        out |= set(settle(table, code, outcome).clauses)
                 continue
             selection = table.selection(code)
             out.add(selection.clause)

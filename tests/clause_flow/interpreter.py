@@ -204,7 +204,8 @@ class Frame(FrameCalls):
                 and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)
                 and node.targets[0].id in self.exempt
-            ):
+                and self._constructs_a_failure(node.value)
+            ):  # a failure this function books judged anywhere (or booked): its clauses free
                 self._evaluate_args_only(node.value)
                 return False
             value = self.ev(node.value)
@@ -218,8 +219,11 @@ class Frame(FrameCalls):
         if isinstance(node, ast.AugAssign):
             value = self.ev(node.value)
             if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
+                # as every assignment here, flow-insensitive: what it held before is kept (a
+                # branch or a loop not taken), so `if: x += [A] else: x += [B]` gives x, x+A,
+                # x+B and x+A+B, never A as sure where only B was added
                 before = self.env.get(node.target.id, EMPTY)
-                self.env[node.target.id] = _concatenated(before, value) or before | value
+                self.env[node.target.id] = before | (_concatenated(before, value) or value)
             elif isinstance(node.target, ast.Name):
                 self.env[node.target.id] = self.env.get(node.target.id, EMPTY) | value
             else:
@@ -344,6 +348,14 @@ class Frame(FrameCalls):
                     if isinstance(item, Seq) and len(item.items) == len(target.elts)
                 ]
                 self.assign(t, frozenset().union(*parts) if parts else OPAQUE, None)
+
+    def _constructs_a_failure(self, call: ast.Call) -> bool:
+        """`call` makes a ClauseFailure (a class of the project deriving from it), nothing else:
+        a ledger's `failed(...)` assigned to the same name stays a check."""
+        callee = self.ev(call.func)
+        return bool(callee) and all(
+            isinstance(i, Marker) and i.kind == "cls" and self._is_failure(*i.ref) for i in callee
+        )
 
     def _is_scene(self, node: ast.expr) -> bool:
         return any(isinstance(i, Marker) and i.kind == "scene" for i in self.ev(node))
@@ -505,9 +517,34 @@ class Frame(FrameCalls):
 
     def _comprehension(self, node: ast.expr, elt: ast.expr) -> frozenset:
         saved = dict(self.env)
+        exact = self._filtered(node, elt)
         result = self._generators(node.generators, elt)
         self.env = saved
-        return frozenset({Seq((result,), exact=False)})
+        return exact or frozenset({Seq((result,), exact=False)})
+
+    def _filtered(self, node: ast.expr, elt: ast.expr) -> frozenset | None:
+        """`(c for c in X if cond)` over an exact X whose every condition is decided here (a
+        clause kept where the scenario is tagged with it): the exact elements kept."""
+        if len(node.generators) != 1:
+            return None
+        gen = node.generators[0]
+        if not (isinstance(gen.target, ast.Name) and isinstance(elt, ast.Name)):
+            return None
+        if elt.id != gen.target.id:
+            return None
+        iterable = self.ev(gen.iter)
+        if len(iterable) != 1 or not all(isinstance(i, Seq) and i.exact for i in iterable):
+            return None
+        (seq,) = iterable
+        kept = []
+        for item in seq.items:
+            self.env[gen.target.id] = item
+            verdicts = {truth(self.ev(cond)) for cond in gen.ifs}
+            if None in verdicts:
+                return None
+            if False not in verdicts:
+                kept.append(item)
+        return frozenset({Seq(tuple(kept))})
 
     def _generators(self, generators: list[ast.comprehension], elt: ast.expr) -> frozenset:
         if not generators:

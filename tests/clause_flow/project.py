@@ -49,6 +49,10 @@ class Project:
                     if isinstance(node, ast.FunctionDef):
                         self.methods.setdefault(node.name, []).append((module, node, cls_name))
 
+    def dotted(self, module: Module) -> str:
+        """The importable name of an analysed module."""
+        return self._dotted(module.path)
+
     @staticmethod
     def _dotted(path: Path) -> str:
         rel = path.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
