@@ -238,3 +238,20 @@ def test_the_twins_still_catch_a_rounding_fault(tmp_path, game, fault, row) -> N
     assert failed == ["REG-SETTLE-01"], output[-3000:]
     failure = certificate["clauses"]["REG-SETTLE-01"]["checks"]["first_failure"]
     assert "1.01" in json.dumps(failure), failure  # found on a twin
+
+
+def test_a_slip_at_a_declared_bound_is_named_and_one_inside_is_not() -> None:
+    """REG-LIMIT-01: "a stake at them is taken", so the refusal of a slip at a bound is that
+    clause's (Scene.bet_clauses, the whole-range rounds), not the betting window's."""
+    limits = TableLimits(
+        min_bet=Decimal("1.00"),
+        max_bet=Decimal("500.00"),
+        min_slip=Decimal("2.00"),
+        max_slip=Decimal("800.00"),
+    )
+    assert limits.at_a_bound([Decimal("500.00")]) == "max_bet 500.00"
+    assert limits.at_a_bound([Decimal("1.00"), Decimal("3.00")]) == "min_bet 1.00"
+    assert limits.at_a_bound([Decimal("2.00")]) == "min_slip 2.00"
+    assert limits.at_a_bound([Decimal("400.00"), Decimal("400.00")]) == "max_slip 800.00"
+    assert limits.at_a_bound([Decimal("499.99"), Decimal("1.01")]) is None
+    assert TableLimits().at_a_bound([Decimal("500.00")]) is None

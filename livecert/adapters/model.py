@@ -1,5 +1,6 @@
 """The target as the steps see it: plain values with exact money, whatever the wire format."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -18,6 +19,17 @@ class TableLimits:
 
     def declared(self) -> dict[str, Decimal]:
         return {n: getattr(self, n) for n in LIMIT_NAMES if getattr(self, n) is not None}
+
+    def at_a_bound(self, stakes: Sequence[Decimal]) -> str | None:
+        """The declared bound a slip of `stakes` lies exactly at (a bet at `min_bet` or
+        `max_bet`, the slip's total at `min_slip` or `max_slip`), if any: a stake at a limit
+        must be taken (REG-LIMIT-01), so its refusal is that clause's."""
+        total = sum(stakes, Decimal(0))
+        for name, value in self.declared().items():
+            shown = total if name.endswith("_slip") else None
+            if (shown is not None and shown == value) or (shown is None and value in stakes):
+                return f"{name} {value}"
+        return None
 
     def problem(self) -> str | None:
         """What makes the declaration impossible to honour, if anything."""

@@ -29,7 +29,14 @@ from livecert.harness.dealer import open_round
 from livecert.harness.findings import ClauseFailure, HarnessError, late_for_the_table
 from livecert.harness.read_balances import surplus
 from livecert.harness.record_chain import PlayedRound, chain_problems
-from livecert.harness.round_clauses import CANCEL, PAUSE, RESULT, SEVERAL_BETS, WINDOW
+from livecert.harness.round_clauses import (
+    CANCEL,
+    LIMIT,
+    PAUSE,
+    RESULT,
+    SEVERAL_BETS,
+    WINDOW,
+)
 from livecert.harness.settlement_check import check_bet
 from livecert.harness.whole_range import (
     CENT_WINDOW,
@@ -81,6 +88,11 @@ class RangeWorld:
         else:
             self.failures.append(self.ledger.failed(clauses, failure))
 
+    def refused(self, clauses: tuple[str, ...], failure: str) -> None:
+        """An action the rules allow, refused: its clauses' finding in any scenario that meets
+        it (as `Scene.act`), kept and raised at the end."""
+        self.failures.append(self.ledger.failed(clauses, failure, judge_untagged=True))
+
 
 def play_whole_range(world: RangeWorld) -> None:
     """The high-stake rounds, the refunded rounds, then each player's record; raise the first
@@ -129,26 +141,27 @@ def _place(
 ) -> dict[str, list[tuple[str, str, Decimal]]]:
     """Every player's bets, in slips the table takes; the bet ids taken, per player. A refusal of
     a player's first slip within the limits and the balance during betting is the betting
-    window's finding; of a later one in the round, in Sic Bo, SB-RND-02's (several bets, of
-    several types, in one round)."""
+    window's finding, or REG-LIMIT-01's where a stake or the slip is at a declared limit (one
+    there must be taken); of a later one in the round, in Sic Bo, SB-RND-02's (several bets, of
+    several types, in one round). Each is judged in any scenario that meets it."""
     batch = "batch-bets" in world.info.capabilities
     placed: dict[str, list[tuple[str, str, Decimal]]] = {name: [] for name in bets}
     for name, wanted in bets.items():
         for index, slip in enumerate(slips(wanted, world.limits, batch)):
             later = index > 0 and world.game == "sicbo"
-            clause = SEVERAL_BETS if later else WINDOW[world.game]
+            at_a_limit = world.limits.at_a_bound([s for _c, s in slip]) if world.limits else None
+            clause = SEVERAL_BETS if later else LIMIT if at_a_limit else WINDOW[world.game]
             try:
                 views = world.adapter.place_bets(handles[name], round_id, slip)
             except Refused as refused:
                 if refused.late:  # a live table closed betting before the slip reached it
                     why = late_for_the_table(f"{name}'s slip", refused.code, refused.late)
                     raise HarnessError(why) from None
-                world.check(
-                    False,
+                world.refused(
                     (clause,),
-                    f"{name}'s {'later ' if later else ''}slip {slip} within the limits and the "
-                    f"balance was refused during betting: {refused}",
-                    "",
+                    f"{name}'s {'later ' if later else ''}slip {slip} within the limits "
+                    f"{f'(at {at_a_limit}) ' if at_a_limit else ''}and the balance was refused "
+                    f"during betting: {refused}",
                 )
                 continue
             if len(views) != len(slip):
@@ -161,7 +174,7 @@ def _place(
 def _refused(world: RangeWorld, placed: dict, round_id: str, clause: str, what: str, refused):
     """A dealer's action the rules allow was refused: its own clause's finding; the round's
     bets stay open (staked, nothing back), as the target left them."""
-    world.check(False, (clause,), f"{what} in round {round_id} was refused: {refused}", "")
+    world.refused((clause,), f"{what} in round {round_id} was refused: {refused}")
     for name, mine in placed.items():
         if mine:
             staked = sum((stake for _b, _c, stake in mine), Decimal(0))
@@ -218,7 +231,7 @@ def _refunded_round(world, table_id, handles, bets, action: str) -> None:
         try:
             world.adapter.dealer_action(opened.round_id, "pause", "malfunction")
         except Refused as refused:
-            world.check(False, (PAUSE,), f"a pause of round {opened.round_id}: {refused}", "")
+            world.refused((PAUSE,), f"a pause of round {opened.round_id}: {refused}")
             paused = False
     clause = VOID if action == "void" else CANCEL
     try:

@@ -12,6 +12,7 @@ RESHAKE = {
     "items-fell": "XD-RND-03",
     "standing-token": "XD-RND-04",
 }
+LIMIT = "REG-LIMIT-01"  # a stake within the declared limits, or at one, is taken
 SEVERAL_BETS = "SB-RND-02"  # a player may place several bets, of several types, in one round
 WINNINGS_PAID = {"sicbo": "SB-RND-03"}  # "the result is determined and winnings are paid"
 # Duties every round shows in passing: a check that names no clause its scenario is tagged with
