@@ -205,7 +205,8 @@ def dealer_cancels_interrupted(scene: Scene) -> None:
             f"the target returned the interrupted round {scene.round.round_id} itself at "
             "start-up (allowed: REG-INTR-01), so there was no round left to cancel"
         )
-        scene.unproven.update({c: why for c in scene.tags if c == CANCEL})
+        if CANCEL in scene.tags:
+            scene.unproven[CANCEL] = why
         return
     scene.ended_as, scene.ended_by = ("cancelled",), (CANCEL,)
     round_id = _unfinished_for_the_dealer(scene, "cancelling the interrupted round")

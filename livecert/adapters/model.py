@@ -26,8 +26,7 @@ class TableLimits:
         must be taken (REG-LIMIT-01), so its refusal is that clause's."""
         total = sum(stakes, Decimal(0))
         for name, value in self.declared().items():
-            shown = total if name.endswith("_slip") else None
-            if (shown is not None and shown == value) or (shown is None and value in stakes):
+            if (total == value) if name.endswith("_slip") else (value in stakes):
                 return f"{name} {value}"
         return None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .calls import FrameCalls
+from .calls import FrameCalls, _judged_anywhere
 from .expressions import FrameExpressions
 from .project import (
     Module,
@@ -167,10 +167,7 @@ class Frame(FrameCalls, FrameExpressions):
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr == "record_failure"
-                and any(
-                    k.arg == "judge_untagged" and getattr(k.value, "value", 0) is True
-                    for k in node.keywords
-                )
+                and _judged_anywhere(node)
                 and node.args
                 and isinstance(node.args[0], ast.Name)
             ):
