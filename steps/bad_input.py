@@ -18,6 +18,7 @@ from livecert.adapters.errors import Unsupported
 from livecert.contract import load_contract
 from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
+from livecert.harness.findings import ClauseFailure
 from livecert.harness.read_balances import (
     not_below_zero,
     over_the_balance_read,
@@ -297,13 +298,19 @@ def balance_unmoved(
     are broken; below zero, REG-BAL-01 is. `demanded` cites why the attempt was to be refused."""
     before = scene.balance_before_attempt
     why = f" (demanded by {demanded})" if demanded else ""
+    try:  # booked first: a balance taken below zero fails REG-BAL-01 whatever else failed
+        not_below_zero(scene.checks, (BALANCE,), scene.adapter, scene.player(), balance)
+        below_zero = None
+    except ClauseFailure as failure:
+        below_zero = failure
     scene.checks.check(
         balance == before,
         moved,
         f"the balance moved from {before} to {balance}{why}",
         f"the balance stayed at {balance}",
     )
-    not_below_zero(scene.checks, (BALANCE,), scene.adapter, scene.player(), balance)
+    if below_zero is not None:
+        raise below_zero
 
 
 @then("it is refused with a reason and nothing moves")

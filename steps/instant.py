@@ -27,6 +27,7 @@ from livecert.harness.instant import (
     require_instant,
     stake_up_to,
     step_of,
+    winning_outcome,
 )
 from livecert.harness.read_balances import (
     not_below_zero,
@@ -101,6 +102,7 @@ def play_here(
     key=None,
     adapter=None,
     handle=None,
+    must_refuse: bool = False,
 ) -> InstantPlay:
     """An instant round at the scene's table, kept among the scene's plays; `adapter` and
     `handle` (default: the scene's, and `who`'s) send it with another credential."""
@@ -112,6 +114,7 @@ def play_here(
         slip,
         outcome or DEFAULT_RESULT[scene.game],
         key,
+        must_refuse,
     )
     scene.instant_plays.append(tried)
     return tried
@@ -138,7 +141,7 @@ def _attempt(scene: Scene, slip, outcome=None) -> None:
     # testable there, with why (stake_notation.py)
     demanded = slip_demand(scene, sent, before)
     attach_text(f"its refusal is demanded by {demanded}", "why it must be refused")
-    scene.refusal = play_here(scene, sent, outcome).refusal
+    scene.refusal = play_here(scene, sent, outcome, must_refuse=True).refusal
 
 
 @when(
@@ -183,6 +186,24 @@ def round_over_the_balance(scene: Scene, first: str, second: str, label: str) ->
 def round_with_a_bad_bet(scene: Scene, good: str, label: str, stake: str, code: str) -> None:
     first = selection_code(label, scene.game)
     _attempt(scene, [(first, Decimal(good)), (code, stake), (first, Decimal("1.00"))])
+
+
+@when(
+    parsers.re(
+        rf"the player tries to play a round with {AMOUNT.format(name='good')} on (?P<label>.+) "
+        r"and " + QUOTED.format(name="stake") + r" on (?P<other>.+), on a result where "
+        r"(?P=other) wins"
+    )
+)
+def round_with_a_negative_winner(
+    scene: Scene, good: str, label: str, stake: str, other: str
+) -> None:
+    """A negative stake beside a larger one (the slip's total positive and within the
+    balance), on a result where the negative bet wins and the other loses: taken, the slip
+    takes the balance below zero (REG-BAL-01, read after it) as well as breaking REG-INPUT-01."""
+    first, second = selection_code(label, scene.game), selection_code(other, scene.game)
+    outcome = winning_outcome(paytable(scene.game), second, first)
+    _attempt(scene, [(first, Decimal(good)), (second, stake)], outcome)
 
 
 @when("the player tries to play a round with an empty bet slip")

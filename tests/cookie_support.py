@@ -57,11 +57,13 @@ def accounts_mapping(folder: Path) -> Path:
     return path
 
 
-def from_balance_mapping(folder: Path) -> Path:
-    """The casino's mapping as if its answers said nothing of the bets: one bet a round, each
-    settled by the balance's change around it (settlement: from-balance)."""
+def from_balance_mapping(folder: Path, batch: bool = False) -> Path:
+    """The casino's mapping as if its answers said nothing of the bets: each round's one bet
+    settled by the balance's change around it (settlement: from-balance); with `batch` a slip
+    is still one request (a slip of several bets is then played only where its settlement is
+    not read: one that must be refused)."""
     data = yaml.safe_load(COOKIE_MAPPING.read_text(encoding="utf-8"))
-    data["declares"]["capabilities"] = ["instant-round"]
+    data["declares"]["capabilities"] = ["instant-round", *(["batch-bets"] if batch else [])]
     data["shapes"]["round"].pop("bets")
     data["operations"]["play_round"]["settlement"] = "from-balance"
     path = folder / "from-balance.yaml"

@@ -26,7 +26,7 @@ from examples.cookie_casino.casino import FAULTS
 
 DUTIES = ("REG-INPUT-01", "REG-BAL-01", "REG-MONEY-01", "REG-ACCESS-01")
 FAULT_CLAUSES = {
-    "negative-stake-in-slip": {"REG-INPUT-01"},
+    "negative-stake-in-slip": {"REG-INPUT-01", "REG-BAL-01"},
     "unoffered-code-accepted": {"REG-INPUT-01"},
     "lost-update": {"REG-MONEY-01"},
     "stake-over-balance": {"REG-BAL-01", "REG-INPUT-01"},
@@ -139,6 +139,32 @@ def test_accounts_the_casino_lends_are_certified_on_the_balances_read(
     assert "$ACCOUNT_PASSWORD" in attachments and "examples.cookie_casino.admin" not in attachments
     for pair in env["COOKIE_ACCOUNTS"].split(","):
         assert pair.split(":", 1)[1] not in attachments  # no password in the evidence
+
+
+def test_a_negative_stake_fails_both_duties_where_settlement_is_read_from_the_balance(
+    tmp_path: Path,
+) -> None:
+    """The negative stake beside a larger one takes the balance below zero on every settlement
+    mode: where the mapping reads each bet's text (the fault's run above) and where it reads
+    settlement from the balance, whose adapter plays a slip of several bets only where its
+    settlement need not be read (a slip that must be refused). REG-BAL-01 fails from the
+    balance read after the slip, REG-INPUT-01 from the slip taken; neither passes."""
+    with cookie_casino("negative-stake-in-slip") as (url, env):
+        status, certificate, output = certify_cookie_casino(
+            tmp_path,
+            url,
+            env,
+            *("--game", "xocdia", "--clauses", "REG-INPUT-01,REG-BAL-01"),
+            mapping=from_balance_mapping(tmp_path, batch=True),
+        )
+    rows = certificate["clauses"]
+    assert (status, certificate["verdict"]) == (1, "non-compliant"), output[-3000:]
+    assert {c for c in ("REG-INPUT-01", "REG-BAL-01") if rows[c]["status"] == "failed"} == {
+        "REG-INPUT-01",
+        "REG-BAL-01",
+    }, {c: rows[c]["status"] for c in ("REG-INPUT-01", "REG-BAL-01")}
+    assert "balance is below zero" in rows["REG-BAL-01"]["checks"]["first_failure"]
+    assert certificate["harness_errors"] == []
 
 
 def test_settlement_read_from_the_balance_proves_no_money_conservation(tmp_path: Path) -> None:

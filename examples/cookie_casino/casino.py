@@ -162,8 +162,8 @@ class Casino:
                 if code not in CODES[game]:  # FAULT unoffered-code-accepted: the stake kept
                     log.append(f"{code} (Lost)")
                     continue
-                word, win, back = settle(game, code, outcome, stake, self.faults)
-                log.append(f"{code} ({word} {money(win)})" if word == "Won" else f"{code} ({word})")
+                word, times, back = settle(game, code, outcome, stake, self.faults)
+                log.append(f"{code} ({word} {times})" if times else f"{code} ({word})")
                 returned += back
             if lost_update:
                 time.sleep(0.02)  # FAULT lost-update: the write-back of a stale read
@@ -171,19 +171,18 @@ class Casino:
                 "update players set balance = ? where user = ?",
                 (balance - staked + returned, user),
             )
-            cur = con.execute(
+            con.execute(
                 "insert into rounds (user, game, result, staked, returned) values (?, ?, ?, ?, ?)",
                 (user, game, json.dumps(outcome), staked, returned),
             )
             if not lost_update:
                 con.execute("commit")
+        # no round or bet id: each bet's result is a text, in the slip's order
         return {
             "status": "ok",
-            "round": f"r-{cur.lastrowid}",
-            "table": form.get("table") or game,
             "game": game,
             "dice": outcome if game == "sicbo" else None,
             "tokens": "".join(outcome) if game == "xocdia" else None,
             "balance": money(balance - staked + returned),
-            "log": "; ".join(log),
+            "bets": log,
         }

@@ -60,18 +60,24 @@ def _sicbo_odds(code: str, dice: list[int], faults: frozenset[str]) -> int | Non
     return None
 
 
+def _times(num: int, den: int) -> str:
+    """Odds num/den as the casino writes them after "x": 1, 0.96, 2.8, 6.5."""
+    whole, part = divmod(num * 100 // den, 100)
+    return f"{whole}" if not part else f"{whole}.{part:02d}".rstrip("0")
+
+
 def settle(game: str, code: str, outcome: list, stake: int, faults: frozenset[str]):
-    """(result word, net win in cents, cents returned) of one bet."""
+    """(result word, the odds written "x0.96" or "", cents returned) of one bet: a win
+    returns the stake and the stake times the odds, rounded down to the cent."""
     if game == "sicbo":
         odds = _sicbo_odds(code, outcome, faults)
         if odds is None:
-            return "Lost", 0, 0
-        return "Won", stake * odds, stake * (odds + 1)
+            return "Lost", "", 0
+        return "Won", f"x{odds}", stake * (odds + 1)
     red = outcome.count("R")
     wins, (num, den), refunds = XOCDIA[code]
     if red in refunds:
-        return "Push", 0, stake
+        return "Push", "", stake
     if red not in wins:
-        return "Lost", 0, 0
-    win = stake * num // den
-    return "Won", win, stake + win
+        return "Lost", "", 0
+    return "Won", f"x{_times(num, den)}", stake + stake * num // den

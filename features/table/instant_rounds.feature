@@ -102,6 +102,22 @@ Feature: Instant rounds keep the table's duties
         | Xoc Dia | 5.00  | TOTAL_10 |
         | Xoc Dia | 0.00  | SMALL    |
 
+    @REG-INPUT-01 @REG-BAL-01 @needs-batch-bets
+    Scenario Outline: At an instant <game> table, a round with a negative stake on the winner beside a larger stake
+      Given a player with a balance of 100.00 at an instant <game> table
+      When the player tries to play a round with 100.00 on Big and "-60.00" on Small, on a result where Small wins
+      Then the round is refused with a reason and nothing moves
+
+      @sicbo
+      Examples: Sic Bo
+        | game   |
+        | Sic Bo |
+
+      @xocdia
+      Examples: Xoc Dia
+        | game    |
+        | Xoc Dia |
+
     @REG-INPUT-01
     Scenario Outline: At an instant <game> table, a round with an empty bet slip
       Given a player with a balance of 100.00 at an instant <game> table

@@ -193,12 +193,13 @@ class IdentityGuard:
         bets: Sequence[Any],
         outcome: Sequence[Any],
         idempotency_key: str | None = None,
+        **options: Any,
     ) -> RoundView:
         """An instant round: the answer is at the table asked, and every bet it shows is one of
         the slip's (its selection, its stake) and the player's. (A slip played one request per
         bet is answered as rounds of their own, so a bet's round is not compared here.)"""
         view = self._adapter.play_round(  # type: ignore[attr-defined]
-            player, table_id, bets, outcome, idempotency_key=idempotency_key
+            player, table_id, bets, outcome, idempotency_key=idempotency_key, **options
         )
         problems = []
         if view.table_id not in ("", "None", table_id):

@@ -105,14 +105,20 @@ def play(
     slip: Slip,
     outcome: Outcome,
     key: str | None = None,
+    must_refuse: bool = False,
 ) -> InstantPlay:
-    """Play one instant round; a refusal is kept, not raised."""
+    """Play one instant round; a refusal is kept, not raised. `must_refuse`: a slip the rules
+    refuse, judged only on whether it was taken and on the balance after, so the adapter need
+    not read its settlement (one it reads from the balance cannot tell several bets apart)."""
     tried = InstantPlay(name, tuple(slip), tuple(outcome))  # type: ignore[arg-type]
     answer: list[RoundView] = []
+    options = {"read_settlement": False} if must_refuse else {}
 
     def send() -> None:
         answer.append(
-            adapter.play_round(handle, table_id, list(slip), tuple(outcome), idempotency_key=key)  # type: ignore[attr-defined]
+            adapter.play_round(  # type: ignore[attr-defined]
+                handle, table_id, list(slip), tuple(outcome), idempotency_key=key, **options
+            )
         )
 
     tried.refusal = refusal(send)
@@ -132,6 +138,24 @@ def losing_outcome(paytable: Paytable, codes: Sequence[str]) -> Outcome:
         )
 
     return min(all_outcomes(paytable), key=back)
+
+
+def winning_outcome(paytable: Paytable, wins: str, loses: str) -> Outcome:
+    """An outcome on which `wins` wins outright and `loses` loses outright, the one where
+    `wins` pays most (so a negative stake on it, wrongly taken, takes most from the balance)."""
+    one = Decimal(1)
+
+    def settled(code: str, outcome: Outcome):
+        return expected_settlement(paytable, code, outcome, one, 2, "down")
+
+    found = [
+        o
+        for o in all_outcomes(paytable)
+        if settled(wins, o).outcome == "win" and settled(loses, o).outcome == "lose"
+    ]
+    if not found:
+        raise ValueError(f"no outcome where {wins} wins and {loses} loses")
+    return max(found, key=lambda o: settled(wins, o).returned)
 
 
 def concurrent_plays(

@@ -73,7 +73,7 @@ NOT_CONSTANT = frozenset(
         "round_id", "bet_id", "player_id", "table_id", "token", "state", "status", "outcome",
         "win", "returned", "net", "stake", "balance", "staked", "balance_before",
         "balance_after", "result", "selection", "bets", "rounds", "events", "results",
-        "opened_at", "betting_ends_at",
+        "opened_at", "betting_ends_at", "win_multiplier", "return_multiplier",
     }
 )  # fmt: skip
 
@@ -144,6 +144,11 @@ def _paths(node: Any, where: str, problems: list[str]) -> None:
             )
         if "path" in node:
             _paths(node["path"], f"{where}.path", problems)
+        if "match" in node and (key != "bets" or "shape" not in node):
+            problems.append(
+                f"{where}.match: says how a round's bets meet the slip's, so it belongs on a "
+                "`bets` field read with a shape"
+            )
         if "pattern" in node:
             try:
                 if not re.compile(node["pattern"]).groupindex:

@@ -57,13 +57,16 @@ class InstantRounds:
         bets: Sequence[tuple[str, Decimal | str]],
         outcome: Sequence[int] | Sequence[str],
         idempotency_key: str | None = None,
+        read_settlement: bool = True,
     ) -> RoundView:
         """One request that bets and settles (capability `instant-round`): the slip and the
         result the lab forces, answered with the settled round. A target without `batch-bets`
         plays each bet of the slip as a round of its own, with the same result (a refusal
         part-way leaves the bets before it played: the duties of a slip refused whole need
         `batch-bets`); with `settlement: from-balance`, what each bet returned is read from
-        the player's balance around its request."""
+        the player's balance around its request. `read_settlement=False`: the caller judges
+        only whether the slip was taken and the balance after (a slip that must be refused),
+        so a slip of several bets is played there too, its bets' settlement left unread."""
         game = self._table_games.get(table_id)
         wire = self._wire_slip(game, bets)
         key = idempotency_key or f"livecert-{uuid.uuid4()}"
@@ -73,6 +76,8 @@ class InstantRounds:
                 raise Unsupported("play an empty slip", "the target takes one request per bet")
             parts = [([bet], [sent]) for bet, sent in zip(bets, wire, strict=True)]
         from_balance = (self.mapping.operation("play_round") or {}).get("settlement")
+        if from_balance and not read_settlement:
+            return self._play_parts(player, table_id, game, parts, key, outcome, False)
         if from_balance and len(parts[0][0]) > 1:
             raise Unsupported(
                 f"play a slip of {len(bets)} bets",
@@ -138,7 +143,8 @@ class InstantRounds:
         """One play_round request, read with this call's result and stakes (the round's id is
         known only from the answer)."""
         stakes = {code: Decimal(stake) for code, stake in slip if plain_stake(stake)}
-        self._reader.reading_instant(tuple(outcome), stakes)
+        sent = tuple((code, Decimal(s) if plain_stake(s) else None) for code, s in slip)
+        self._reader.reading_instant(tuple(outcome), stakes, sent)
         try:
             return self._reader.round(
                 self._run("play_round", "bet and settle in one request", values)

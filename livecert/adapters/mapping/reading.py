@@ -29,6 +29,10 @@ from livecert.adapters.mapping.wire_money import MoneyFormat, WireMoneyError
 IDS = frozenset({"bet_id", "round_id", "player_id", "table_id"})
 AMOUNTS = frozenset({"stake", "balance", "staked", "balance_before"})  # never null
 NULLABLE_AMOUNTS = frozenset({"win", "returned", "net", "balance_after"})
+# a bet's settlement written as a multiple of its stake ("small (Won x1)"): the net win's, or
+# what it returned in all; a number, or null (views.py turns it into the amount)
+MULTIPLIERS = frozenset({"win_multiplier", "return_multiplier"})
+MULTIPLE = re.compile(r"\d+([.,]\d+)?")
 TEXTS = frozenset({"state", "status", "selection"})  # never null
 LISTS = frozenset({"bets", "rounds", "results", "events"})
 # lists a table may give as one object where it holds one item (a one-bet slip acknowledged
@@ -38,7 +42,8 @@ OUTCOMES = ("win", "lose", "refund")
 # the round states of the contract (docs/contract.md); a mapping's poll may name more, the
 # target's transitional states it waits through
 ROUND_STATES = ("betting", "closed", "paused", "settled", "cancelled", "void")
-SETTLEMENT = frozenset({"outcome", "win", "returned", "net"})  # a bet's, once it is settled
+# a bet's, once it is settled
+SETTLEMENT = frozenset({"outcome", "win", "returned", "net"}) | MULTIPLIERS
 # fields the target may leave out of an answer while they are not due (see _not_due)
 DEFERRED = SETTLEMENT | {"status", "result", "balance_after"}
 _NAME = re.compile(r"[A-Za-z_][\w-]*")
@@ -113,8 +118,11 @@ class Reader(Views):
         self.money = money
         # this thread's instant round being read (rounds run at the same moment each have
         # theirs): its result, and its slip's stakes by code, for a target that reports a bet's
-        # result but not its stake (a settlement text)
+        # result but not its stake (a settlement text), and the slip in order (for the
+        # settlements a target lists in the slip's order)
         self._instant = threading.local()
+        declares = mapping.data["declares"]
+        self.minor_unit, self.rounding = int(declares["minor_unit"]), str(declares["rounding"])
         self.round_games: dict[str, str] = {}
         self.rounds_seen: set[str] = set()  # every round id an answer has shown
         self.entered: dict[str, tuple] = {}  # round id -> the result the harness entered
@@ -146,12 +154,22 @@ class Reader(Views):
         return getattr(self._instant, "stakes", {})
 
     @property
+    def slip_bets(self) -> tuple[tuple[str, Decimal | None], ...]:
+        return getattr(self._instant, "slip", ())
+
+    @property
     def instant_result(self) -> tuple | None:
         return getattr(self._instant, "result", None)
 
-    def reading_instant(self, result: tuple | None, stakes: dict[str, Decimal]) -> None:
-        """Set (or, with None, clear) this thread's instant round: its result and stakes."""
-        self._instant.result, self._instant.stakes = result, stakes
+    def reading_instant(
+        self,
+        result: tuple | None,
+        stakes: dict[str, Decimal],
+        slip: tuple[tuple[str, Decimal | None], ...] = (),
+    ) -> None:
+        """Set (or, with None, clear) this thread's instant round: its result, its stakes by
+        code, and its bets in the order sent (a stake that is no amount: None)."""
+        self._instant.result, self._instant.stakes, self._instant.slip = result, stakes, slip
 
     # -- answers into fields -------------------------------------------------------------------
 
@@ -309,11 +327,22 @@ class Reader(Views):
     @staticmethod
     def _parsed(spec: dict, value: Any, at: str, place: str, src: _Source) -> Any:
         """A text the target writes its settlements in ("small (Won 10,00); big (Lost)"), as
-        the named groups of `pattern`: one object, or with `split` one per part."""
-        if not isinstance(value, str):
-            raise src.error(at, f"{place} parses {at} with a pattern: {value!r} is not a text")
+        the named groups of `pattern`: one object, or with `split` one per part; a list of
+        texts (`["small (Won x1)", "big (Lost)"]`) one object per text (each split too)."""
+        texts = value if isinstance(value, list) else [value]
+        for index, text in enumerate(texts):
+            if not isinstance(text, str):
+                shown = f"{at}[{index}]" if isinstance(value, list) else at
+                raise src.error(
+                    shown, f"{place} parses {shown} with a pattern: {text!r} is not a text"
+                )
         pattern = re.compile(spec["pattern"])
-        parts = [value] if "split" not in spec else [p for p in value.split(spec["split"]) if p]
+        parts = [
+            part
+            for text in texts
+            for part in ([text] if "split" not in spec else text.split(spec["split"]))
+            if part or "split" not in spec
+        ]
         parsed = []
         for part in parts:
             found = pattern.fullmatch(part.strip())
@@ -322,7 +351,7 @@ class Reader(Views):
                     at, f"{place} parses {at}: {part!r} does not match {spec['pattern']!r}"
                 )
             parsed.append({k: v for k, v in found.groupdict().items() if v is not None})
-        return parsed if "split" in spec else parsed[0]
+        return parsed if "split" in spec or isinstance(value, list) else parsed[0]
 
     def _convert(
         self, spec: dict, value: Any, ctx: dict, key: str, at: str, place: str, src: _Source
@@ -335,11 +364,17 @@ class Reader(Views):
             if key in LISTS:
                 self._checked(key, value, ctx, at, place, src)  # a list, before its items
             if isinstance(value, list):
-                return [
+                read_items = [
                     self._shape(spec["shape"], item, inner, f"{at}[{i}]", place, src)
                     for i, item in enumerate(value)
                 ]
+                if spec.get("match") == "order":  # the i-th settlement is the slip's i-th bet
+                    for index, item in enumerate(read_items):
+                        item["slip_index"] = index
+                return read_items
             return self._shape(spec["shape"], value, inner, at, place, src)
+        if key in MULTIPLIERS:
+            return self._multiple(value, at, place, src)
         kind = spec.get("as")
         if kind == "money":
             fmt = self.money
@@ -362,6 +397,16 @@ class Reader(Views):
             return str(value)
         return value
 
+    @staticmethod
+    def _multiple(value: Any, at: str, place: str, src: _Source) -> Decimal:
+        """A multiplier as written: a JSON number (read exactly) or a text such as "1", "0.96"
+        or "0,96"; anything else is the mapping's error."""
+        if isinstance(value, Decimal | int) and not isinstance(value, bool):
+            return Decimal(value)
+        if isinstance(value, str) and MULTIPLE.fullmatch(value.strip()):
+            return Decimal(value.strip().replace(",", "."))
+        raise src.error(at, f"{place} reads {at}: {value!r}, where the harness needs a multiplier")
+
     def _one(self, shape: str, value: dict, ctx: dict, at: str, place: str, src: _Source) -> dict:
         """One object where the harness reads a list (a one-bet slip acknowledged as `{bet:
         {...}}`): the list of one it is, where it reads as one `shape`; else (bets keyed by id,
@@ -383,7 +428,7 @@ class Reader(Views):
                 return value  # no round yet (a table between rounds)
             if isinstance(value, bool) or not isinstance(value, int | str) or value == "":
                 needs = "an id"
-        elif key in AMOUNTS or (key in NULLABLE_AMOUNTS and value is not None):
+        elif key in AMOUNTS or (key in NULLABLE_AMOUNTS | MULTIPLIERS and value is not None):
             if not isinstance(value, Decimal):
                 needs = "an amount (read with as: money)"
         elif key == "outcome" and value is not None and value not in OUTCOMES:

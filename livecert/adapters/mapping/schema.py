@@ -102,6 +102,9 @@ _FIELD = {
                 "cookie": _STR,
                 "pattern": _STR,
                 "split": _STR,
+                # a round's bets settled in the slip's order (an instant round's settlement
+                # texts that name no stake, or name the same code twice)
+                "match": {"enum": ["order", "selection"]},
             },
         },
     ]

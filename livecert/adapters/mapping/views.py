@@ -4,7 +4,7 @@ player's bet record. A bet or a record that names no round or player leaves it u
 never "None"); a player's own record that names none is the player's."""
 
 from dataclasses import replace
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from typing import Any
 
 from livecert.adapters.errors import MappingAnswerError
@@ -21,11 +21,30 @@ def _outcome_of(returned: Decimal, stake: Decimal) -> str | None:
     return "win" if returned > stake else None
 
 
+# the declared rounding (declares.rounding) of an amount a multiplier gives
+ROUNDING = {
+    "down": ROUND_FLOOR,
+    "up": ROUND_CEILING,
+    "half-up": ROUND_HALF_UP,
+    "half-even": ROUND_HALF_EVEN,
+}
+
+
+def multiplied(stake: Decimal, multiplier: Decimal, minor_unit: int, rounding: str) -> Decimal:
+    """The amount a settlement written as a multiplier stands for: the stake times it, in
+    whole minor units under the declared rounding (the text says the odds, not the fraction's
+    fate: the balance shows that, and the money duties judge it)."""
+    return (stake * multiplier).quantize(Decimal(1).scaleb(-minor_unit), ROUNDING[rounding])
+
+
 class Views:
-    """The views of Reader's fields: needs its `slip_stakes`, `_settled_by_balance`,
-    `rounds_seen` and `round_games`."""
+    """The views of Reader's fields: needs its `slip_stakes`, `slip_bets`, `minor_unit`,
+    `rounding`, `_settled_by_balance`, `rounds_seen` and `round_games`."""
 
     slip_stakes: dict[str, Decimal]
+    slip_bets: tuple[tuple[str, Decimal | None], ...]
+    minor_unit: int
+    rounding: str
     rounds_seen: set[str]
     round_games: dict[str, str]
 
@@ -35,9 +54,22 @@ class Views:
     def bet(self, fields: dict) -> BetView:
         """A bet, with the amount the target did not give derived from the one it did."""
         stake, outcome = fields.get("stake"), fields.get("outcome")
+        selection = fields.get("selection")
+        index = fields.get("slip_index")  # settlements listed in the slip's order
+        if index is not None and index < len(self.slip_bets):
+            code, sent = self.slip_bets[index]
+            selection = code if selection is None else selection
+            stake = sent if stake is None else stake
         if stake is None:  # the target names the bet, not its stake: the slip's
-            stake = self.slip_stakes.get(fields.get("selection"))
+            stake = self.slip_stakes.get(selection)
         win, returned = fields.get("win"), fields.get("returned")
+        if stake is not None:  # a settlement written as a multiple of the stake
+            times = fields.get("win_multiplier")
+            if win is None and times is not None:
+                win = multiplied(stake, times, self.minor_unit, self.rounding)
+            times = fields.get("return_multiplier")
+            if returned is None and times is not None:
+                returned = multiplied(stake, times, self.minor_unit, self.rounding)
         net = fields.get("net")
         if net is not None and returned is None and stake is not None:
             returned = stake + net
@@ -64,7 +96,7 @@ class Views:
             bet_id=str(fields.get("bet_id")),
             round_id=_named(fields, "round_id"),  # a bet naming none is unnamed, not "None"
             player_id=_named(fields, "player_id"),
-            selection=fields.get("selection"),
+            selection=selection,
             stake=stake,
             status=fields.get("status"),
             outcome=outcome,
