@@ -18,6 +18,7 @@ from livecert.adapters import (
 from livecert.adapters.errors import MappingAnswerError, Unsupported
 from livecert.adapters.mapping import MappingError
 from livecert.certify.diagnosis import FAIL, OK, WARN, Diagnosis
+from livecert.certify.probe_payouts import PayoutProbe
 from livecert.contract import ContractViolation
 from livecert.harness.dealer import open_round
 from livecert.harness.stake_fit import stake_fit
@@ -40,6 +41,11 @@ ANSWERS_ADVICE = (
 T = TypeVar("T")
 
 
+def _named(what: str, id_: str | None) -> str:
+    """ "round r1", or "the round" where the answer names none (an instant round may not)."""
+    return f"{what} {id_}" if id_ else f"the {what}"
+
+
 class _Stop(Exception):
     """The probe of one game cannot go on (the line that says why is written)."""
 
@@ -59,6 +65,7 @@ class _Probe:
         self.shown = "-".join(str(o) for o in self.outcome)
         self.returned: Decimal | None = None  # what the settled bet reads it returned
         self.code = ""  # the selection the probe bets on: the first the target offers
+        self.ids = True  # rounds and bets must read their ids (a live round's: certify needs them)
 
     def add(self, status: str, what: str, advice: str = "") -> None:
         self.diagnosis.add(status, f"probe {self.game}: {what}", advice)
@@ -124,15 +131,40 @@ class _Probe:
         except Unsupported as error:
             if not instant(adapter, self.info):
                 self.failed("open a round", error)
-            play = adapter.play_round  # type: ignore[attr-defined]  # instant() checked it
-            what = "play an instant round"
-            view = self.step(what, lambda: play(player, table, [(code, self.stake)], self.outcome))
-            self.settled(view, what, next((b for b in view.bets if b.selection == code), None))
-            self.record(player, view.round_id)
+            self.instant(player, table, codes)
             return
         except (AdapterError, ContractViolation, MappingError) as error:
             self.failed("open a round", error)
         self.live(player, opened, code)
+
+    def instant(self, player: PlayerHandle, table: str, codes: list[str]) -> None:
+        """The instant round read back, then the mapping checked against the target: every
+        offered selection where it must win, the rounding of fractional payouts (what the
+        balance shows) against the declared one; then the bet record, where there is one."""
+        adapter, code, info = self.adapter, self.code, self.info
+        play = adapter.play_round  # type: ignore[attr-defined]  # instant() checked it
+        what = "play an instant round"
+        view = self.step(what, lambda: play(player, table, [(code, self.stake)], self.outcome))
+        self.ids = False  # certify finds an instant round's bets by their selection or place
+        self.settled(view, what, next((b for b in view.bets if b.selection == code), None))
+        after = self.step("read the balance", lambda: adapter.balance(player))
+        from_balance = getattr(adapter, "settles_from_balance", None)
+        payouts = PayoutProbe(
+            adapter, load_paytable(self.game), player, table, self.stake,
+            bool(from_balance and from_balance("play_round")), play, self.add,
+        )  # fmt: skip
+        wrong = self.step(
+            "play each selection where it must win", lambda: payouts.selections(codes)
+        )
+        if not wrong:
+            self.add(OK, f"each of the {len(codes)} selections offered won where it must")
+        limits = info.limits.get(self.game)
+        self.step(
+            "probe the rounding",
+            lambda: payouts.rounding(info.rounding, info.minor_unit, limits),
+        )
+        if view.round_id:  # the first round's record, and the balance after it
+            self.record(player, view.round_id, after)
 
     def live(self, player: PlayerHandle, opened: RoundView, code: str) -> None:
         adapter, round_id = self.adapter, opened.round_id
@@ -156,8 +188,8 @@ class _Probe:
         self, view: RoundView, wanted: str, what: str = "close betting", quiet: bool = False
     ) -> None:
         self.check(
-            bool(view.round_id) and view.state == wanted,
-            f"{what}: round {view.round_id} reads {wanted}",
+            (bool(view.round_id) or not self.ids) and view.state == wanted,
+            f"{what}: {_named('round', view.round_id)} reads {wanted}",
             f"{what}: round {view.round_id!r} reads state {view.state!r}, not {wanted!r}",
             "translate the target's states into ours with a value table (values)",
             quiet,
@@ -173,10 +205,10 @@ class _Probe:
         status_read = shown == status or (status == "open" and shown is None)
         self.check(
             bet is not None
-            and bool(bet.bet_id)
+            and (bool(bet.bet_id) or not self.ids)
             and (bet.selection, bet.stake) == (code, self.stake)
             and status_read,
-            f"{what}: bet {bet and bet.bet_id} reads {code}, {self.stake}, {status}",
+            f"{what}: {_named('bet', bet and bet.bet_id)} reads {code}, {self.stake}, {status}",
             f"{what}: the bet reads {bet and (bet.bet_id, bet.selection, bet.stake, bet.status)}"
             f"; the probe placed {self.stake} on {code} and expects it {status}",
             "check the bet shape (bet_id, selection and the selections table, stake and its "
@@ -198,7 +230,8 @@ class _Probe:
             expected = {"tokens": list(self.outcome), "red": red, "white": 4 - red}
         self.check(
             view.result == expected,
-            f"{what}: round {view.round_id} reads settled, with the result entered ({self.shown})",
+            f"{what}: {_named('round', view.round_id)} reads settled, with the result entered "
+            f"({self.shown})",
             f"{what}: the result reads {view.result}; the probe entered {expected}",
             "check the round shape's result (its dice, total or tokens) and outcomes "
             "(dice_order, red, white)",
@@ -207,7 +240,8 @@ class _Probe:
         bet = self.bet(bet, what, "settled", quiet=True)
         self.check(
             bet.outcome in OUTCOMES and None not in (bet.win, bet.returned),
-            f"{what}: bet {bet.bet_id} reads {code}, {self.stake}, settled: {bet.outcome}, win "
+            f"{what}: {_named('bet', bet.bet_id)} reads {code}, {self.stake}, settled: "
+            f"{bet.outcome}, win "
             f"{bet.win}, returned {bet.returned}",
             f"{what}: the bet reads outcome {bet.outcome!r}, win {bet.win}, returned "
             f"{bet.returned}",
@@ -227,7 +261,9 @@ class _Probe:
             )
         self.returned = bet.returned
 
-    def record(self, player: PlayerHandle, round_id: str) -> None:
+    def record(self, player: PlayerHandle, round_id: str, after: Decimal | None = None) -> None:
+        """The round's bet record, and the balance right after it (`after`, where it was read
+        then: more rounds were played since)."""
         record = self.step("read the bet record", lambda: self.adapter.bet_record(player, round_id))
         bets = [b for b in record.bets if b.round_id == round_id]
         shown = record.round(round_id)
@@ -241,7 +277,8 @@ class _Probe:
             "check the bet_record answer: its bets, its rounds (the record_round shape) and "
             "their money formats",
         )
-        after = self.step("read the balance", lambda: self.adapter.balance(player))
+        if after is None:
+            after = self.step("read the balance", lambda: self.adapter.balance(player))
         due = self.balance - self.stake + (self.returned or 0)
         if self.returned is not None and after != due:
             self.add(

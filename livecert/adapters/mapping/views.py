@@ -93,7 +93,7 @@ class Views:
         if win is None and returned is not None and stake is not None:
             win = returned - stake if outcome == "win" else Decimal(0)
         return BetView(
-            bet_id=str(fields.get("bet_id")),
+            bet_id=_named(fields, "bet_id"),  # a bet the answer names no id for: empty
             round_id=_named(fields, "round_id"),  # a bet naming none is unnamed, not "None"
             player_id=_named(fields, "player_id"),
             selection=selection,
@@ -107,7 +107,7 @@ class Views:
 
     def round(self, fields: dict) -> RoundView:
         """A round, remembered (its game, and that the run has met it)."""
-        round_id = str(fields.get("round_id"))
+        round_id = _named(fields, "round_id")  # an instant round the answer names no id for
         self.rounds_seen.add(round_id)
         if fields.get("game"):
             self.round_games[round_id] = fields["game"]
