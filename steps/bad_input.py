@@ -292,12 +292,14 @@ def unknown_event(scene: Scene) -> None:
 
 
 def balance_unmoved(
-    scene: Scene, balance: Decimal, moved: tuple[str, ...], demanded: str = ""
+    scene: Scene, balance: Decimal, moved: tuple[str, ...], demanded: str = "", seen: str = ""
 ) -> None:
     """The balance after a refused attempt: where it is not where it was, the `moved` clauses
-    are broken; below zero, REG-BAL-01 is. `demanded` cites why the attempt was to be refused."""
+    are broken; below zero, REG-BAL-01 is. `demanded` cites why the attempt was to be refused,
+    `seen` what the move shows (a stake truncated to the currency, say)."""
     before = scene.balance_before_attempt
     why = f" (demanded by {demanded})" if demanded else ""
+    why += f": {seen}" if seen else ""
     try:  # booked first: a balance taken below zero fails REG-BAL-01 whatever else failed
         not_below_zero(scene.checks, (BALANCE,), scene.adapter, scene.player(), balance)
         below_zero = None

@@ -25,6 +25,7 @@ from livecert.harness.instant import (
     random_outcome,
     random_slip,
     require_instant,
+    stake_taken_as,
     stake_up_to,
     step_of,
     winning_outcome,
@@ -215,7 +216,11 @@ def round_with_empty_slip(scene: Scene) -> None:
 def round_refused_and_nothing_moves(scene: Scene) -> None:
     """REG-INPUT-01: refused with a reason, no bet added, no balance moved; REG-BAL-01: a slip
     over the balance refused, and no balance below zero. What moved is judged first."""
-    balance_unmoved(scene, scene.adapter.balance(scene.player()), scene.refused_by)
+    after = scene.adapter.balance(scene.player())
+    taken = stake_taken_as(
+        scene.instant_plays[-1], scene.balance_before_attempt, after, scene.target.info.minor_unit
+    )
+    balance_unmoved(scene, after, scene.refused_by, seen=taken)
     if scene.bets_before_attempt is not None:  # no record to read: the balance alone judges
         bets = _bets_on_record(scene)
         scene.checks.check(
@@ -229,7 +234,7 @@ def round_refused_and_nothing_moves(scene: Scene) -> None:
     scene.checks.check(
         refusal is not None and bool(refusal.message) and refusal.code not in ("", "None"),
         scene.refused_by,
-        f"the target played it: {tried.describe()}"
+        f"the target played it: {tried.describe()}{f'; {taken}' if taken else ''}"
         if refusal is None
         else f"the refusal gives no reason: {refusal}",
         f"refused with a reason: {refusal}",

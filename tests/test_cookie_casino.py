@@ -13,6 +13,7 @@ minutes) is `python tests/cookie_support.py`.
 from pathlib import Path
 
 import pytest
+import yaml
 from cookie_support import (
     COOKIE_MAPPING,
     accounts_mapping,
@@ -185,3 +186,20 @@ def test_settlement_read_from_the_balance_proves_no_money_conservation(tmp_path:
     assert not [n for n in money["checks"]["in_scenarios"] if "Instant rounds" in n], money
     assert "reads it from the balance" in money["reason"], money["reason"]
     assert settle["status"] == "passed" and settle["checks"]["held"] > 0
+
+
+def test_access_is_checked_at_a_table_without_big(tmp_path: Path) -> None:
+    """The instant access checks bet on a selection the table offers: a Xoc Dia without Big
+    (nor Small) still has REG-ACCESS-01 judged, on its first even-money selection (Odd)."""
+    data = yaml.safe_load(COOKIE_MAPPING.read_text(encoding="utf-8"))
+    data["selections"]["xocdia"].update(BIG=None, SMALL=None)
+    mapping = tmp_path / "no-big.yaml"
+    mapping.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    with cookie_casino() as (url, env):
+        status, certificate, output = certify_cookie_casino(
+            tmp_path, url, env, "--game", "xocdia", "--clauses", "REG-ACCESS-01", mapping=mapping
+        )
+    row = certificate["clauses"]["REG-ACCESS-01"]
+    assert (status, row["status"]) == (0, "passed"), (output[-3000:], row)
+    instant = [n for n in row["checks"]["in_scenarios"] if "At an instant Xoc Dia table" in n]
+    assert len(instant) >= 6, row["checks"]["in_scenarios"]

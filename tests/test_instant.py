@@ -13,6 +13,7 @@ from livecert.harness.instant import (
     losing_outcome,
     random_slip,
     require_instant,
+    stake_taken_as,
     stake_up_to,
 )
 from livecert.rules import load_paytable
@@ -83,3 +84,22 @@ def test_a_taken_slip_with_stakes_sent_as_text_counts_what_they_write() -> None:
     assert taken.staked == Decimal("5.00")
     assert "staked 5.00" in taken.describe()
     assert InstantPlay("P1", slip, (1, 2, 3)).staked == 0
+
+
+def test_a_stake_finer_than_the_currency_is_said_truncated_or_rounded() -> None:
+    """A slip of "1.005" (or "1.009") taken and lost: the balance says what was taken, and the
+    finding says so, not a win of some odd amount."""
+    lost = RoundView("", "t1", "sicbo", "settled", None, (), ())
+    tried = InstantPlay("P1", (("BIG", "1.005"),), (1, 1, 2), lost)
+    dec = Decimal
+    assert stake_taken_as(tried, dec("100.00"), dec("99.00"), 2) == (
+        "the stake 1.005 was taken as 1.00 (truncated to the currency)"
+    )
+    assert stake_taken_as(tried, dec("100.00"), dec("98.99"), 2) == (
+        "the stake 1.005 was taken as 1.01 (rounded to the currency)"
+    )
+    assert stake_taken_as(tried, dec("100.00"), dec("100.00"), 2) == ""  # nothing taken
+    whole = InstantPlay("P1", (("BIG", "1.00"),), (1, 1, 2), lost)
+    assert stake_taken_as(whole, dec("100.00"), dec("99.00"), 2) == ""  # a whole stake
+    refused = InstantPlay("P1", (("BIG", "1.005"),), (1, 1, 2))
+    assert stake_taken_as(refused, dec("100.00"), dec("99.00"), 2) == ""

@@ -1802,7 +1802,6 @@ def _logged(data: dict) -> None:
         "selection": {"path": "code", "as": "selection"},
         "outcome": {"path": "result", "values": "logged"},
         "win": {"path": "win", "as": "money", "default": "0"},
-        "status": {"default": "settled"},
     }
     data["shapes"]["logged_round"] = {
         **data["shapes"]["round"],

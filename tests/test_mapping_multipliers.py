@@ -37,7 +37,6 @@ def _listed(data: dict, times: str = "win_multiplier", match: str | None = "orde
         "selection": {"path": "code", "as": "selection"},
         "outcome": {"path": "result", "values": "said"},
         times: {"path": "times", "default": "0"},
-        "status": {"default": "settled"},
     }
     bets = {"path": "said", "pattern": TEXT, "shape": "said_bet"}
     data["shapes"]["said_round"] = {
@@ -72,6 +71,8 @@ def test_each_text_of_the_list_settles_the_slips_bet_in_its_place(tmp_path: Path
         Decimal("10.00"),
         Decimal("20.00"),
     )
+    # the texts say no status: each bet is as settled as its round
+    assert (small.status, big.status) == ("settled", "settled")
     assert (big.selection, big.stake, big.outcome, big.win, big.returned) == (
         "BIG",
         Decimal("5.00"),

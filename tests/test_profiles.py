@@ -6,6 +6,7 @@ with where; a run against the vendor server running the variant is compliant und
 and names the profile and its sha256, and non-compliant under the documents' paytable.
 """
 
+import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from livecert.harness.capabilities import LAB_ABILITIES
 from livecert.harness.run_record import read_run_record
 from livecert.rules import load_paytable
 from livecert.rules.paytable import use_profile
-from livecert.rules.profiles import ProfileError, load_profile, shipped_profiles
+from livecert.rules.profiles import ProfileError, apply_profile, load_profile, shipped_profiles
 from livecert.rules.rtp import theoretical_rtp
 
 # Ways to roll, out of 216 ordered rolls, counted by hand: a specific triple 1; any triple 6;
@@ -180,4 +181,23 @@ def test_a_profile_cannot_hide_a_change(tmp_path: Path, text: str, problem: str)
     path = tmp_path / "mine.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ProfileError, match=problem):
+        load_profile(str(path))
+
+
+def test_a_profile_states_its_maximum_over_the_selections_offered(tmp_path: Path) -> None:
+    """A casino offering only Specific number (of Sic Bo) publishes that selection's return,
+    199/216 = 92.13% (hand-computed: one die 75/216 returns 2, two 15/216 return 3, three 1/216
+    return 4); the profile says which selections it does not offer, and the maximum over the
+    rest is checked. Without `not_offered` the 92.13% is refused (Small's 97.22% is higher)."""
+    others = sorted({s.family for s in load_paytable("sicbo").selections} - {"number"})
+    text = 'profile = "x"\ntitle = "x"\n[sicbo]\ndeclared_max_rtp_percent = "92.13"\n'
+    path = tmp_path / "numbers-only.toml"
+    path.write_text(text + f"not_offered = {json.dumps(others)}\n", encoding="utf-8")
+    profile = load_profile(str(path))
+    assert apply_profile(load_paytable("sicbo"), profile).declared_max_rtp_percent == "92.13"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ProfileError, match=r"a highest return of 97\.22%"):
+        load_profile(str(path))
+    path.write_text(text + 'not_offered = ["numbers"]\n', encoding="utf-8")
+    with pytest.raises(ProfileError, match="not_offered names no family or selection 'numbers'"):
         load_profile(str(path))

@@ -193,7 +193,7 @@ Feature: Instant rounds keep the table's duties
     @REG-ACCESS-01
     Scenario Outline: At an instant <game> table, <who> tries to play a round, and only the player's own rounds move their balance
       Given a player with a balance of 100.00 at an instant <game> table
-      When <who> tries to play a round of 10.00 on Big
+      When <who> tries to play a round of 10.00 on a selection the table offers
       Then it is <verdict>
       And the player's balance moved only by the player's own rounds
 
@@ -222,7 +222,7 @@ Feature: Instant rounds keep the table's duties
     @REG-ACCESS-01
     Scenario Outline: At an instant <game> table, another player asks for the player's round
       Given a player with a balance of 100.00 at an instant <game> table
-      And the player has played an instant round of 10.00 on Big
+      And the player has played an instant round of 10.00 on a selection the table offers
       When another player asks for the player's round in their own bet record
       Then the player's round is not shown to them
 
@@ -241,7 +241,7 @@ Feature: Instant rounds keep the table's duties
     @REG-IDEMP-01 @needs-idempotency
     Scenario Outline: At an instant <game> table, the player's device sends the same round twice
       Given a player with a balance of 100.00 at an instant <game> table
-      When the player's device sends a round of 10.00 on Big twice with one key
+      When the player's device sends a round of 10.00 on a selection the table offers twice with one key
       Then the round was played once
 
       @sicbo

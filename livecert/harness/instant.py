@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_DOWN, ROUND_HALF_UP, ROUND_UP, Decimal
 
 from livecert.adapters import PlayerHandle, Refused, RoundView, TargetAdapter
 from livecert.adapters.errors import Unsupported
@@ -124,6 +124,24 @@ def play(
     tried.refusal = refusal(send)
     tried.round = answer[0] if answer else None
     return tried
+
+
+def stake_taken_as(tried: "InstantPlay", before: Decimal, after: Decimal, minor_unit: int) -> str:
+    """Where a one-bet slip whose stake has more decimals than the currency was taken and
+    lost, what the balance says was taken: "the stake 1.001 was taken as 1.00 (truncated)"
+    (rounded, where it went up); else "" (nothing to say beyond what moved)."""
+    if not tried.accepted or len(tried.slip) != 1 or tried.returned:
+        return ""
+    stake = _as_amount(tried.slip[0][1])
+    unit = step_of(minor_unit)
+    taken = before - after
+    if stake <= 0 or stake == stake.quantize(unit) or taken == stake:
+        return ""
+    if taken == stake.quantize(unit, ROUND_DOWN):
+        return f"the stake {tried.slip[0][1]} was taken as {taken} (truncated to the currency)"
+    if taken in (stake.quantize(unit, ROUND_UP), stake.quantize(unit, ROUND_HALF_UP)):
+        return f"the stake {tried.slip[0][1]} was taken as {taken} (rounded to the currency)"
+    return ""
 
 
 def losing_outcome(paytable: Paytable, codes: Sequence[str]) -> Outcome:

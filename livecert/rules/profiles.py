@@ -102,7 +102,10 @@ def apply_profile(table: Paytable, profile: RuleProfile) -> Paytable:
     if not changes:
         return replace(table, profile=profile.name) if not profile.is_documents else table
     where = f"{profile.source} [{table.game}]"
-    allowed = {"declared_max_rtp_percent", "odds", "selection_odds", "triple_loss_families"}
+    allowed = {
+        "declared_max_rtp_percent", "odds", "selection_odds", "triple_loss_families",
+        "not_offered",
+    }  # fmt: skip
     unknown = set(changes) - allowed
     if unknown:
         raise ProfileError(f"{where}: unknown keys {sorted(unknown)} (allowed: {sorted(allowed)})")
@@ -122,6 +125,10 @@ def apply_profile(table: Paytable, profile: RuleProfile) -> Paytable:
             f"{where}: the family {family!r} pays by how many dice match; one odds value cannot "
             "replace its table"
         )
+    not_offered = changes.get("not_offered", [])
+    for name in not_offered:
+        if name not in families and name not in codes:
+            raise ProfileError(f"{where}: not_offered names no family or selection {name!r}")
     for family in changes.get("triple_loss_families", []):
         if family not in families:
             raise ProfileError(f"{where}: triple_loss_families names no family {family!r}")
@@ -154,11 +161,19 @@ def apply_profile(table: Paytable, profile: RuleProfile) -> Paytable:
     )
     from livecert.rules.rtp import as_percent, theoretical_rtp  # rtp settles with the table
 
-    best = max(theoretical_rtp(profiled, s.code) for s in profiled.selections)
+    # the table publishes its maximum over what it offers: selections it does not offer
+    # (`not_offered`, families or codes) keep their odds but count for no maximum
+    offered = [
+        s for s in profiled.selections if s.family not in not_offered and s.code not in not_offered
+    ]
+    if not offered:
+        raise ProfileError(f"{where}: not_offered leaves no selection offered")
+    best = max(theoretical_rtp(profiled, s.code) for s in offered)
     if as_percent(best, 2) != Decimal(declared):
+        over = " offered" if not_offered else ""
         raise ProfileError(
             f"{where}: declared_max_rtp_percent = {declared!r}, but the profile's own odds give "
-            f"a highest return of {as_percent(best, 2)}%: a target paying them could never "
-            "match it"
+            f"a highest return{over} of {as_percent(best, 2)}%: a target paying them could never "
+            "match it (a selection the table does not offer: list it in not_offered)"
         )
     return profiled

@@ -370,6 +370,15 @@ class Calls:
             response, exchange = self.http(
                 operation, role, session, spec["request"], context, headers, resend_safe
             )
+            if forced and session_name is None and sessions.sent_to_login(response):
+                # an access check's credential sent to a login page: refused, by default (a
+                # cookie casino's answer to a cookie it does not know), with no `expired` rule
+                raise Refused(
+                    operation,
+                    response.status_code,
+                    "LOGIN_REQUIRED",
+                    "the target sent the call to its login page",
+                )
             if sessions.expired(session_name, response):
                 if session_name is None:  # sent without a session (a forged or no credential)
                     raise Refused(
@@ -381,6 +390,13 @@ class Calls:
                 if attempt == 1:
                     sessions.login(session_name, context)
                     continue
+                if forced:  # acting as another role, sent to the login page after a fresh login
+                    raise Refused(
+                        operation,
+                        response.status_code,
+                        "LOGIN_REQUIRED",
+                        "the target sent the call to its login page",
+                    )
                 raise TargetError(
                     operation,
                     "the target sent the run back to its login page right after it logged in "

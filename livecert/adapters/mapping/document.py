@@ -137,6 +137,16 @@ def _paths(node: Any, where: str, problems: list[str]) -> None:
                 "construction: read it from the answer (only what the harness does not judge, "
                 "such as the game, may be constant)"
             )
+        if (
+            "default" in node
+            and key in NOT_CONSTANT
+            and not any(k in node for k in ("path", "cookie", "dice", "total", "tokens"))
+        ):
+            problems.append(
+                f"{where}: a default with no path is a constant {key}, whose check would hold "
+                "by construction: read it from the answer, or leave it out (a bet's status is "
+                'then its round\'s state; docs/mapping.md, "Fields and shapes")'
+            )
         if "const" in node and clashing:
             problems.append(
                 f"{where}: const is the value as given, so it cannot have "

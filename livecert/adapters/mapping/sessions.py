@@ -47,7 +47,9 @@ class Sessions:
         self.plain = self.new_session()
         self.plain.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
         for name, value in mapping.variables.items():
-            self.secret(value, "$" + mapping.data["variables"][name]["env"])
+            spec = mapping.data["variables"][name]
+            if spec.get("secret", True):  # `secret: false`: a path or a program, shown as it is
+                self.secret(value, "$" + spec["env"])
 
     @staticmethod
     def secret(value: object, shown: str) -> None:
@@ -165,6 +167,26 @@ class Sessions:
             if not needle or needle in response.headers.get("location", ""):
                 return True
         return False
+
+    def login_paths(self) -> list[str]:
+        """The paths of the file's login pages: each session's login, and `create_player`'s
+        request where it is a player's login (its answer reads the token from a cookie)."""
+        data = self.mapping.data
+        paths = [spec["login"]["path"] for spec in (data.get("sessions") or {}).values()]
+        create = (data.get("operations") or {}).get("create_player") or {}
+        fields = (create.get("answer") or {}).get("fields") or {}
+        if any(isinstance(f, dict) and "cookie" in f for f in fields.values()):
+            request = create.get("request") or {}
+            paths += [r["path"] for r in (request.get("per_game") or {"": request}).values()]
+        return [p.split("?")[0] for p in paths if isinstance(p, str) and "${" not in p]
+
+    def sent_to_login(self, response: requests.Response) -> bool:
+        """True when the answer redirects to one of the file's login pages: a cookie casino's
+        answer to a call whose credential it does not take."""
+        if not 300 <= response.status_code < 400:
+            return False
+        target = response.headers.get("location", "").split("?")[0]
+        return any(target.endswith(path) for path in self.login_paths())
 
     def expired_error(self, session_name: str | None, refused: Refused) -> bool:
         """True when a call sent with a login session was refused with one of the codes the

@@ -117,7 +117,7 @@ class Views:
             game=fields.get("game") or self.round_games.get(round_id, ""),
             state=fields.get("state"),
             result=fields.get("result"),
-            bets=tuple(self.bet(b) for b in fields.get("bets") or []),
+            bets=tuple(self.bet(_status_of(b, fields)) for b in fields.get("bets") or []),
             events=tuple(fields.get("events") or []),
             opened_at=fields.get("opened_at"),
             betting_ends_at=fields.get("betting_ends_at"),
@@ -153,6 +153,14 @@ class Views:
             for bet in (self.bet(b) for b in fields.get("bets") or [])
         )
         return BetRecord(owner, bets, rounds)
+
+
+def _status_of(bet: dict, round_fields: dict) -> dict:
+    """A bet whose shape reads no status (a settlement text, an acknowledgement listing the
+    bets taken) is as settled as its round: "settled" in a settled round, else unread."""
+    if "status" in bet or round_fields.get("state") != "settled":
+        return bet
+    return {**bet, "status": "settled"}
 
 
 def _named(fields: dict, key: str) -> str:
