@@ -4,9 +4,17 @@ its login page (a 302), which is a refusal by default, not a target error
 
 from decimal import Decimal
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import pytest
-from test_mapping import Seen, _cookie_casino, adapter_for, load_problems, scripted
+from test_mapping import (
+    Seen,
+    _cookie_casino,
+    _provisioned,
+    adapter_for,
+    load_problems,
+    scripted,
+)
 
 from livecert.adapters import Refused
 from livecert.adapters.errors import TargetError
@@ -106,3 +114,25 @@ def test_a_default_with_no_path_on_a_judged_field_is_refused_like_a_constant(
     assert any(
         "shapes.bet.status: a default with no path is a constant status" in p for p in problems
     ), problems
+
+
+def test_a_player_made_by_a_login_logs_in_again_as_from_another_device(tmp_path: Path) -> None:
+    """Rounds of one player at once race only from several sessions where the casino runs a
+    session's requests one at a time (PHP's session lock): a player the run made (the lab's
+    command, then the login) logs in again with the same account, without a new account, even
+    after another player was made since."""
+    sessions = iter(f"sess-{n}" for n in range(1, 10))
+
+    def script(request: Seen):
+        user = dict(parse_qsl(request.body)).get("user")
+        return 200, {"Set-Cookie": f"PHPSESSID={next(sessions)}; Path=/"}, {"user": user}
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, _provisioned)
+        player = adapter.create_player(Decimal("25.00"))
+        adapter.create_player(Decimal("30.00"))  # another player's captures since
+        second = adapter.another_login(player)
+        commands = [e for e in adapter.recorder.snapshot() if e.method == "RUN"]
+    assert (second.player_id, second.token) == ("u-25.00", "sess-3")
+    assert dict(parse_qsl(seen[2].body)) == {"user": "u-25.00", "password": "pw-00.52"}
+    assert len(commands) == 2  # one account each, none made for the second login

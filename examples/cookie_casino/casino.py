@@ -19,7 +19,8 @@ FAULTS = {
     "unoffered-code-accepted": "a code outside the paytable (total3, total18, anything) is "
     "taken and its stake kept (REG-INPUT-01)",
     "lost-update": "the balance is read, the round played, and the balance read plus the net "
-    "written back: concurrent rounds of one player lose updates (REG-MONEY-01)",
+    "written back: rounds of one player at once from several logins lose updates (each "
+    "session's requests run one at a time, as PHP's session lock has them) (REG-MONEY-01)",
     "stake-over-balance": "the balance is not checked: a slip over it is taken and the balance "
     "goes below zero (REG-BAL-01)",
     "total10-pays-5": "Total 10 pays 5:1 instead of 6:1 (SB-PAY-08)",

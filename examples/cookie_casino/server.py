@@ -1,6 +1,8 @@
 """The casino's pages over HTTP: a thread per request, like PHP under a web server."""
 
 import json
+import threading
+from contextlib import AbstractContextManager, nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -10,6 +12,16 @@ from .casino import Casino, CasinoError
 
 def make_server(host: str, port: int, db: Path, faults: frozenset[str]) -> ThreadingHTTPServer:
     casino = Casino(db, faults)
+    # PHP's session lock: one request of a session at a time (its session file is locked), so
+    # rounds of one player race only from several logins, as from several devices
+    locks: dict[str, threading.Lock] = {}
+    guard = threading.Lock()
+
+    def session_lock(sid: str | None) -> AbstractContextManager:
+        if not sid:
+            return nullcontext()
+        with guard:
+            return locks.setdefault(sid, threading.Lock())
 
     class Page(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -44,6 +56,10 @@ def make_server(host: str, port: int, db: Path, faults: frozenset[str]) -> Threa
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             form = dict(parse_qsl(self.rfile.read(length).decode("utf-8", "replace")))
+            with session_lock(self._session()):
+                self._post(form)
+
+        def _post(self, form: dict) -> None:
             try:
                 if self.path == "/login.php":
                     answer, sid = casino.login(form)

@@ -97,6 +97,9 @@ class MappingAdapter(
         self._lock = threading.Lock()
         self._playing: set[str] = set()  # players with an instant round read from the balance
         self._accounts = accounts_of(mapping)  # pre-provisioned accounts, lent per scenario
+        # player -> what their login was filled from (a lab command's user and password): a
+        # player the run made by logging in can log in again, as from another device
+        self._made_logins: dict[str, dict[str, Any]] = {}
         streams = data.get("streams")  # a live table that pushes its rounds (live.py)
         self._live = (
             LiveTable(streams, self.base_url, self._calls, self._reader, self.recorder, filters)
@@ -230,10 +233,13 @@ class MappingAdapter(
                     "who may create one cannot be asked",
                 )
             return self._accounts.lend(balance, self._log_in, self._read_balance)
-        fields = self._run(
-            "create_player", "create a test player", {"balance": self._write(balance)}
-        )
-        return self._player_from(fields)
+        values = {"balance": self._write(balance)}
+        fields = self._run("create_player", "create a test player", values)
+        player = self._player_from(fields)
+        if self._logs_in_from_a_cookie():
+            with self._lock:
+                self._made_logins[player.player_id] = {**values, "captured": self._captured()}
+        return player
 
     def _player_from(self, fields: dict) -> PlayerHandle:
         token = str(fields.get("token") or "")

@@ -107,6 +107,16 @@ class Calls:
             self._hook(operation, extra, role, own)
         return answer
 
+    def perform_as(self, operation: str, spec: dict, values: dict, captured: dict) -> Answer:
+        """The operation's own request (no hooks), filled with `captured` instead of the run's
+        latest captures: a login sent again with the user and password of a player made
+        earlier (another player's may have been captured since)."""
+        context = {"vars": self.mapping.variables, "captured": captured, **values}
+        request = self._request_of(operation, spec, values.get("game"))
+        step = spec if request is spec["request"] else {**spec, "request": request}
+        role = spec.get("role", "anonymous")
+        return self._step(operation, step, role, context, may_resend(spec, request), None)
+
     def hooks(self, operation: str, spec: dict, which: str, setup: dict) -> None:
         """The operation's `before` or `then` hooks alone: an operation that waits on a stream
         or emits there sends no request of its own, only its set-up (a test hook)."""

@@ -40,10 +40,13 @@ UNREAD = (
 
 
 class LentAccounts:
-    """What the mapping adapter does with lent accounts."""
+    """What the mapping adapter does with lent accounts, and with players it made by logging
+    in (a second login of them)."""
 
     _accounts: AccountPool | None
     _calls: Any
+    _reader: Any
+    _made_logins: dict[str, dict[str, Any]]
     mapping: Any
 
     def balance_offset(self, player: PlayerHandle) -> Decimal:
@@ -59,10 +62,48 @@ class LentAccounts:
         return self._player_from(fields)
 
     def another_login(self, player: PlayerHandle) -> PlayerHandle:
-        """One more session of the player's account at once (accounts.logins_at_once)."""
+        """One more session of the player's account at once: a lent account's (as many as
+        accounts.logins_at_once), or the login of a player the run made (its account made by
+        the lab's command), sent again with what it was filled from."""
         if self._accounts is None:
-            raise Unsupported("log the player in again", "the mapping lists no accounts")
+            return self._log_in_again(player)
         return self._accounts.another_login(player, self._log_in)
+
+    def _logs_in_from_a_cookie(self) -> bool:
+        """Whether create_player is a player's login (its answer reads the token from a
+        cookie): such a player can log in again."""
+        fields = ((self.mapping.operation("create_player") or {}).get("answer") or {}).get(
+            "fields"
+        ) or {}
+        return any(isinstance(f, dict) and "cookie" in f for f in fields.values())
+
+    def _captured(self) -> dict[str, Any]:
+        return dict(self._calls.captured)
+
+    def _log_in_again(self, player: PlayerHandle) -> PlayerHandle:
+        """A second login of a player the run made: create_player's own request (not its
+        hooks: the account exists) with the values and captures of the first."""
+        made = self._made_logins.get(player.player_id)
+        if made is None:
+            raise Unsupported(
+                "log the player in again",
+                "the mapping lists no accounts, and the player was not made by a login "
+                "(create_player reads no cookie)",
+            )
+        spec = self.mapping.operation("create_player") or {}
+        login = {k: v for k, v in spec.items() if k not in ("before", "then")}
+        answer = self._calls.perform_as(
+            "log the player in again", login, {"balance": made["balance"]}, made["captured"]
+        )
+        fields = self._reader.answer("create_player", "log the player in again", login, answer, {})
+        handle = self._player_from(fields)
+        if handle.player_id != player.player_id or handle.token == player.token:
+            raise Unsupported(
+                "log the player in again",
+                f"a second login of {player.player_id} answered player {handle.player_id!r}"
+                + (" with the session it holds" if handle.token == player.token else ""),
+            )
+        return handle
 
     def expired_credential(self, player: PlayerHandle) -> str:
         """A session of the player's account that has ended (operation `end_session`): a
@@ -70,11 +111,16 @@ class LentAccounts:
         if self.mapping.operation("end_session") is None:
             raise Unsupported("end a session of the player", self._absence("end_session"))
         if self._accounts is None:
-            raise Unsupported(
-                "end a session of the player",
-                "the mapping lists no accounts: no second login of the player can be made to "
-                "end (the player's own session must stay, to read the balance)",
-            )
+            if player.player_id not in self._made_logins:
+                raise Unsupported(
+                    "end a session of the player",
+                    "the mapping lists no accounts, and the player was not made by a login: no "
+                    "second login of the player can be made to end (the player's own session "
+                    "must stay, to read the balance)",
+                )
+            second = self._log_in_again(player)
+            self._run("end_session", "end a session of the player", {"player": second})
+            return second.token
         second = self._accounts.another_login(player, self._log_in)
         self._run("end_session", "end a session of the player", {"player": second})
         self._accounts.forget_login(player, second)
