@@ -280,9 +280,19 @@ def test_a_session_the_player_ended_is_a_second_login_logged_out(tmp_path: Path)
     ("change", "says"),
     [
         (_accounts, "the mapping has no end_session"),
-        (
-            lambda d: (_logout(d), d.pop("accounts"), d["operations"].pop("create_player")),
-            "the mapping lists no accounts",
+        (  # no accounts, and players not made by a login (a token read from the body)
+            lambda d: (
+                _logout(d),
+                d.pop("accounts"),
+                d["operations"].update(
+                    create_player={
+                        "role": "anonymous",
+                        "request": {"method": "POST", "path": "/login.php", "form": {"user": "a"}},
+                        "answer": {"fields": {"player_id": "$.user", "token": "$.user"}},
+                    }
+                ),
+            ),
+            "the mapping lists no accounts, and the player was not made by a login",
         ),
         (lambda d: (_logout(d), d["accounts"].update(logins_at_once=1)), "may hold 1 login"),
     ],

@@ -2,6 +2,7 @@
 its login page (a 302), which is a refusal by default, not a target error
 (livecert/adapters/mapping/calls.py, sessions.py)."""
 
+import re
 from decimal import Decimal
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -54,12 +55,14 @@ def test_a_redirect_to_the_login_page_refuses_an_access_checks_credential(
     assert (refused.value.status, refused.value.code) == (302, "LOGIN_REQUIRED")
 
 
-def test_a_redirect_elsewhere_stays_a_target_error(tmp_path: Path) -> None:
-    """Only the login page is a refusal: a redirect anywhere else says nothing of access."""
-    with scripted(_redirecting("/maintenance.html")) as (url, _):
+@pytest.mark.parametrize("to", ["/maintenance.html", "/shop/login.php"])
+def test_a_redirect_elsewhere_stays_a_target_error(tmp_path: Path, to: str) -> None:
+    """Only the login page is a refusal (its path, whole): a redirect anywhere else says
+    nothing of access, even to a page whose path ends like it."""
+    with scripted(_redirecting(to)) as (url, _):
         adapter = adapter_for(tmp_path, url, _cookie_casino)
         player = adapter.create_player(Decimal("10.00"))
-        with pytest.raises(TargetError, match=r"redirecting to '/maintenance\.html'"):
+        with pytest.raises(TargetError, match=f"redirecting to '{re.escape(to)}'"):
             adapter.with_credential("forged-cookie").balance(player)
 
 

@@ -15,6 +15,8 @@ from test_mapping_instant import PLAYER
 
 from livecert.adapters.errors import MappingAnswerError
 from livecert.adapters.mapping.views import multiplied
+from livecert.harness.settlement_check import check_bet
+from livecert.rules import load_paytable
 
 
 @pytest.fixture(autouse=True)
@@ -186,3 +188,67 @@ def test_a_constant_multiplier_is_refused_at_load(tmp_path: Path) -> None:
 
     problems = load_problems(tmp_path, constant)
     assert any("a constant win_multiplier would make" in p for p in problems), problems
+
+
+def test_texts_out_of_the_slips_order_are_the_mappings_error_not_a_finding(
+    tmp_path: Path,
+) -> None:
+    """`match: order` assumes the slip's order: a text naming another selection than the bet
+    at its place, or another number of texts than bets, stops as a mapping answer error (the
+    stakes would be swapped, and blamed on the target)."""
+    slip = [("SMALL", Decimal("10.00")), ("BIG", Decimal("5.00"))]
+    with pytest.raises(MappingAnswerError, match="not in the slip's order"):
+        _played(tmp_path, ["big (Lost)", "small (Won x1)"], slip)
+    with pytest.raises(MappingAnswerError, match="lists 1 for a slip of 2 bet"):
+        _played(tmp_path, ["small (Won x1)"], slip)
+
+
+def test_a_multiple_between_minor_units_is_judged_on_its_odds_alone(tmp_path: Path) -> None:
+    """0.07 at x0.96 wins 0.0672 exactly: the bet carries that exact win (its rounding is the
+    balance's to show), and the settlement check compares the odds, not an amount the
+    declared rounding made: Odd's 0.96:1 matches, 0.95:1 does not."""
+    table = load_paytable("xocdia")
+    outcome = ("r", "w", "w", "w")  # one red: Odd wins
+
+    def xocdia(data: dict) -> None:
+        _listed(data)
+        data["selections"]["xocdia"]["ODD"] = "odd"
+
+    for times, matches in (("0.96", True), ("0.95", False)):
+        answer = {
+            "id": "r1", "table": "t1", "game": "xocdia", "state": "settled", "bets": [],
+            "dice": None, "tokens": ["r", "w", "w", "w"], "said": [f"odd (Won x{times})"],
+        }  # fmt: skip
+        with scripted(lambda _, a=answer: (200, {}, a)) as (url, _):
+            adapter = adapter_for(tmp_path, url, xocdia)
+            (bet,) = adapter.play_round(PLAYER, "t1", [("ODD", Decimal("0.07"))], outcome).bets
+        assert bet.exact_win == Decimal("0.07") * Decimal(times)
+        assert bet.win == Decimal("0.06")  # the declared rounding (down), for the evidence
+        assert check_bet(table, bet, outcome, 2, "down").matches is matches, times
+
+
+def test_a_negative_stakes_multiple_rounds_by_magnitude_as_the_rules_do() -> None:
+    """-0.07 x 0.96 = -0.0672: down is toward zero (-0.06), as rules/money.py rounds."""
+    assert multiplied(Decimal("-0.07"), Decimal("0.96"), 2, "down") == Decimal("-0.06")
+    assert multiplied(Decimal("-0.07"), Decimal("0.96"), 2, "up") == Decimal("-0.07")
+
+
+def test_a_live_rounds_bet_that_says_no_status_stays_unread(tmp_path: Path) -> None:
+    """Only an instant round's bets are as settled as their round (the one request played
+    and settled them): a live round read with bets that say only what was placed keeps their
+    settlement unshown, to be judged where it shows, never assumed."""
+
+    def placed_only(data: dict) -> None:
+        data["shapes"]["bet"] = {
+            "bet_id": "id",
+            "selection": {"path": "pick", "as": "selection"},
+            "stake": {"path": "amount", "as": "money"},
+        }
+
+    bet = {"id": "b1", "pick": "big", "amount": 1}
+    answer = a_round("done", dice=[6, 5, 4], bets=[bet])
+    with scripted(lambda _: (200, {}, answer)) as (url, _):
+        adapter = adapter_for(tmp_path, url, placed_only)
+        (read,) = adapter.get_round("r1").bets
+    assert (read.status, read.outcome, read.returned) == (None, None, None)
+    assert read.settlement_unshown

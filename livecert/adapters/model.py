@@ -96,6 +96,11 @@ class BetView:
     # amounts: a win that rounds to nothing returns the stake like a refund, so only the
     # amounts are judged then
     outcome_read: bool = True
+    # the win a target's multiple of the stake gives ("Won x0.96"), unrounded, where it falls
+    # between minor units: the text says the odds, not the rounding, so only the odds are
+    # judged on this bet (its win and return are the declared rounding's; the balance shows
+    # what the target paid)
+    exact_win: Decimal | None = None
 
     @property
     def settlement_unshown(self) -> bool:

@@ -112,7 +112,11 @@ def play(
     not read its settlement (one it reads from the balance cannot tell several bets apart)."""
     tried = InstantPlay(name, tuple(slip), tuple(outcome))  # type: ignore[arg-type]
     answer: list[RoundView] = []
-    options = {"read_settlement": False} if must_refuse else {}
+    # only an adapter reading settlement from the balance needs to be told (and only the
+    # mapping adapter has the option: a plugin's play_round keeps its own signature)
+    from_balance = getattr(adapter, "settles_from_balance", None)
+    unread = must_refuse and from_balance is not None and from_balance("play_round")
+    options = {"read_settlement": False} if unread else {}
 
     def send() -> None:
         answer.append(

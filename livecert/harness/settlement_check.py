@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 
 from livecert.adapters.model import BetView
 from livecert.harness.checks import CheckLedger
@@ -74,10 +75,17 @@ class SettlementRow:
     outcome_judged: bool = True  # False: the target did not say it (inferred from the amounts)
     minor_unit: int = 2  # the target's declared minor unit and rounding rule
     rounding: str = "down"
+    exact_win: Decimal | None = None  # a multiple's unrounded win: the odds alone judged
 
     @property
     def matches(self) -> bool:
         e = self.expected
+        if self.exact_win is not None:  # the target wrote the odds, not the rounded amount
+            return (
+                self.actual_status == "settled"
+                and (not self.outcome_judged or self.actual_outcome == e.outcome)
+                and Fraction(self.exact_win) == e.exact_win
+            )
         return (
             self.actual_status == "settled"
             and (not self.outcome_judged or self.actual_outcome == e.outcome)
@@ -87,8 +95,9 @@ class SettlementRow:
 
     @property
     def rounded_as(self) -> str | None:
-        """The other rounding rule the target settled this bet by, if that is its only fault."""
-        if self.actual_status != "settled":
+        """The other rounding rule the target settled this bet by, if that is its only fault
+        (none where the target wrote odds, not an amount)."""
+        if self.actual_status != "settled" or self.exact_win is not None:
             return None
         if self.outcome_judged and self.actual_outcome != self.expected.outcome:
             return None
@@ -112,7 +121,12 @@ class SettlementRow:
             f"{'' if self.outcome_judged else ' (not said: from the amounts)'} win "
             f"{self.actual_win} returned {self.actual_returned}"
         )
-        mode = None if self.matches else self.rounded_as
+        if self.exact_win is not None:
+            text += (
+                f" (its text gives the odds: an exact win of {self.exact_win}, whose rounding "
+                "only the balance shows; the odds judged)"
+            )
+        mode = None if self.matches or self.exact_win is not None else self.rounded_as
         if mode:
             text += (
                 f" (the exact win {_exact(e)} rounded {mode}, not by the declared rule "
@@ -144,6 +158,7 @@ def check_bet(
         bet.outcome_read,
         minor_unit,
         rounding,
+        bet.exact_win,
     )
 
 

@@ -100,6 +100,7 @@ class MappingAdapter(
         # player -> what their login was filled from (a lab command's user and password): a
         # player the run made by logging in can log in again, as from another device
         self._made_logins: dict[str, dict[str, Any]] = {}
+        self._making = threading.Lock()
         streams = data.get("streams")  # a live table that pushes its rounds (live.py)
         self._live = (
             LiveTable(streams, self.base_url, self._calls, self._reader, self.recorder, filters)
@@ -234,11 +235,14 @@ class MappingAdapter(
                 )
             return self._accounts.lend(balance, self._log_in, self._read_balance)
         values = {"balance": self._write(balance)}
-        fields = self._run("create_player", "create a test player", values)
-        player = self._player_from(fields)
-        if self._logs_in_from_a_cookie():
-            with self._lock:
-                self._made_logins[player.player_id] = {**values, "captured": self._captured()}
+        if not self._logs_in_from_a_cookie():
+            return self._player_from(self._run("create_player", "create a test player", values))
+        # a login a second one may repeat: its captures (the account's user and password) are
+        # kept as this call filled them, one player made at a time (captures are the run's)
+        with self._making:
+            fields = self._run("create_player", "create a test player", values)
+            player = self._player_from(fields)
+            self._made_logins[player.player_id] = {**values, "captured": self._captured()}
         return player
 
     def _player_from(self, fields: dict) -> PlayerHandle:

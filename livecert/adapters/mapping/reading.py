@@ -369,6 +369,14 @@ class Reader(Views):
                     for i, item in enumerate(value)
                 ]
                 if spec.get("match") == "order":  # the i-th settlement is the slip's i-th bet
+                    sent = len(self.slip_bets)
+                    if sent and len(read_items) != sent:
+                        raise src.error(
+                            at,
+                            f"{place} matches the settlements to the slip by order (match: "
+                            f"order), and the answer lists {len(read_items)} for a slip of "
+                            f"{sent} bet(s): they cannot be paired",
+                        )
                     for index, item in enumerate(read_items):
                         item["slip_index"] = index
                 return read_items

@@ -13,6 +13,7 @@ import json
 import sys
 from collections.abc import Callable, Mapping
 from decimal import Decimal
+from urllib.parse import urljoin, urlsplit
 
 import requests
 
@@ -185,8 +186,10 @@ class Sessions:
         answer to a call whose credential it does not take."""
         if not 300 <= response.status_code < 400:
             return False
-        target = response.headers.get("location", "").split("?")[0]
-        return any(target.endswith(path) for path in self.login_paths())
+        location = urlsplit(
+            urljoin(response.url or "http://target/", response.headers.get("location", ""))
+        )
+        return location.path in self.login_paths()
 
     def expired_error(self, session_name: str | None, refused: Refused) -> bool:
         """True when a call sent with a login session was refused with one of the codes the

@@ -4,7 +4,7 @@ player's bet record. A bet or a record that names no round or player leaves it u
 never "None"); a player's own record that names none is the player's."""
 
 from dataclasses import replace
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
+from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, Decimal
 from typing import Any
 
 from livecert.adapters.errors import MappingAnswerError
@@ -21,10 +21,11 @@ def _outcome_of(returned: Decimal, stake: Decimal) -> str | None:
     return "win" if returned > stake else None
 
 
-# the declared rounding (declares.rounding) of an amount a multiplier gives
+# the declared rounding (declares.rounding) of an amount a multiplier gives, by magnitude as
+# the rules round (a negative stake's amount rounds toward zero under "down")
 ROUNDING = {
-    "down": ROUND_FLOOR,
-    "up": ROUND_CEILING,
+    "down": ROUND_DOWN,
+    "up": ROUND_UP,
     "half-up": ROUND_HALF_UP,
     "half-even": ROUND_HALF_EVEN,
 }
@@ -33,7 +34,8 @@ ROUNDING = {
 def multiplied(stake: Decimal, multiplier: Decimal, minor_unit: int, rounding: str) -> Decimal:
     """The amount a settlement written as a multiplier stands for: the stake times it, in
     whole minor units under the declared rounding (the text says the odds, not the fraction's
-    fate: the balance shows that, and the money duties judge it)."""
+    fate: where it falls between minor units the bet carries its exact win, and only its odds
+    are judged there; the balance shows the rounding)."""
     return (stake * multiplier).quantize(Decimal(1).scaleb(-minor_unit), ROUNDING[rounding])
 
 
@@ -45,6 +47,7 @@ class Views:
     slip_bets: tuple[tuple[str, Decimal | None], ...]
     minor_unit: int
     rounding: str
+    instant_result: tuple | None
     rounds_seen: set[str]
     round_games: dict[str, str]
 
@@ -56,20 +59,24 @@ class Views:
         stake, outcome = fields.get("stake"), fields.get("outcome")
         selection = fields.get("selection")
         index = fields.get("slip_index")  # settlements listed in the slip's order
-        if index is not None and index < len(self.slip_bets):
-            code, sent = self.slip_bets[index]
+        if index is not None:
+            code, sent = self._in_order(index, selection)
             selection = code if selection is None else selection
             stake = sent if stake is None else stake
         if stake is None:  # the target names the bet, not its stake: the slip's
             stake = self.slip_stakes.get(selection)
         win, returned = fields.get("win"), fields.get("returned")
+        exact_win = None  # a multiple's win, where it falls between minor units
         if stake is not None:  # a settlement written as a multiple of the stake
             times = fields.get("win_multiplier")
             if win is None and times is not None:
                 win = multiplied(stake, times, self.minor_unit, self.rounding)
+                exact_win = stake * times if win != stake * times else None
             times = fields.get("return_multiplier")
             if returned is None and times is not None:
                 returned = multiplied(stake, times, self.minor_unit, self.rounding)
+                exact = stake * times
+                exact_win = exact - stake if returned != exact else None
         net = fields.get("net")
         if net is not None and returned is None and stake is not None:
             returned = stake + net
@@ -103,7 +110,38 @@ class Views:
             win=win,
             returned=returned,
             outcome_read=said or outcome is None,
+            exact_win=exact_win,
         )
+
+    def _status_of(self, bet: dict, round_fields: dict) -> dict:
+        """An instant round's bet whose shape reads no status (a settlement text) is as
+        settled as the round the one request played and settled; a live round's bet that
+        says no status stays unread (its settlement is judged, never assumed)."""
+        if "status" in bet or self.instant_result is None:
+            return bet
+        if round_fields.get("state") != "settled":
+            return bet
+        return {**bet, "status": "settled"}
+
+    def _in_order(self, index: int, selection: str | None) -> tuple[str, Decimal | None]:
+        """The slip's bet at `index`, for the settlement at that place (`match: order`); a
+        settlement past the slip's end, or naming another selection than the bet there, shows
+        the answer is not in the slip's order: the mapping's assumption, not the target's
+        finding."""
+        slip = self.slip_bets
+        problem = ""
+        if not slip:
+            problem = "settlements matched by order (match: order) outside an instant round"
+        elif index >= len(slip):
+            problem = f"settlement {index + 1} of a slip of {len(slip)} bet(s)"
+        elif selection is not None and selection != slip[index][0]:
+            problem = (
+                f"settlement {index + 1} names {selection}, the slip's bet {index + 1} is on "
+                f"{slip[index][0]}: the answer is not in the slip's order (use match: selection)"
+            )
+        if problem:
+            raise MappingAnswerError("read a bet", "match: order", problem, "")
+        return slip[index]
 
     def round(self, fields: dict) -> RoundView:
         """A round, remembered (its game, and that the run has met it)."""
@@ -117,7 +155,7 @@ class Views:
             game=fields.get("game") or self.round_games.get(round_id, ""),
             state=fields.get("state"),
             result=fields.get("result"),
-            bets=tuple(self.bet(_status_of(b, fields)) for b in fields.get("bets") or []),
+            bets=tuple(self.bet(self._status_of(b, fields)) for b in fields.get("bets") or []),
             events=tuple(fields.get("events") or []),
             opened_at=fields.get("opened_at"),
             betting_ends_at=fields.get("betting_ends_at"),
@@ -153,14 +191,6 @@ class Views:
             for bet in (self.bet(b) for b in fields.get("bets") or [])
         )
         return BetRecord(owner, bets, rounds)
-
-
-def _status_of(bet: dict, round_fields: dict) -> dict:
-    """A bet whose shape reads no status (a settlement text, an acknowledgement listing the
-    bets taken) is as settled as its round: "settled" in a settled round, else unread."""
-    if "status" in bet or round_fields.get("state") != "settled":
-        return bet
-    return {**bet, "status": "settled"}
 
 
 def _named(fields: dict, key: str) -> str:
