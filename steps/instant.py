@@ -471,19 +471,37 @@ def every_accepted_round_settled(scene: Scene) -> None:
         )
 
 
+def below_zero(scene: Scene, balances: dict[str, Decimal]) -> ClauseFailure | None:
+    """REG-BAL-01 on every balance read (`balances`, by player): each below zero booked as a
+    failure judged in any scenario; the first returned, to raise once the scenario's own
+    checks are booked too (none held is credited where REG-BAL-01 is not tagged)."""
+    first = None
+    for name, balance in balances.items():
+        try:
+            not_below_zero(scene.checks, (BALANCE,), scene.adapter, scene.players[name], balance)
+        except ClauseFailure as failure:
+            first = first or failure
+    return first
+
+
 @then("every balance is its start minus its stakes plus the returns of its rounds")
 def instant_balances_conserved(scene: Scene) -> None:
-    """REG-MONEY-01 from the target's own answers: what it says each round returned."""
+    """REG-MONEY-01 from the target's own answers: what it says each round returned; and
+    REG-BAL-01 on every balance read."""
+    balances = {name: scene.adapter.balance(h) for name, h in scene.players.items()}
+    below = below_zero(scene, balances)
     if _read_from_balance(scene):
         scene.unproven[MONEY] = FROM_BALANCE
+        if below is not None:
+            raise below
         return
     problems = []
-    for name, handle in scene.players.items():
+    for name in scene.players:
         mine = [p for p in scene.instant_plays if p.player == name]
         staked = sum((p.staked for p in mine), Decimal(0))
         returned = sum((p.returned for p in mine), Decimal(0))
         expected = scene.starting_balances[name] - staked + returned
-        actual = scene.adapter.balance(handle)
+        actual = balances[name]
         if actual != expected:
             played = sum(1 for p in mine if p.accepted)
             problems.append(f"{name}: {actual}, expected {expected} ({played} rounds played)")
@@ -493,3 +511,5 @@ def instant_balances_conserved(scene: Scene) -> None:
         "money is not conserved: " + "; ".join(problems[:10]),
         f"{len(scene.players)} balances reconcile with their rounds",
     )
+    if below is not None:
+        raise below

@@ -18,7 +18,7 @@ from livecert.harness.sweep import offered_codes
 from livecert.harness.vocabulary import paytable, selection_code
 from livecert.suite.fixtures.scene import DEFAULT_PLAYER, Scene
 from livecert.suite.steps.access import WHO, acting
-from livecert.suite.steps.instant import AMOUNT, play_here
+from livecert.suite.steps.instant import AMOUNT, below_zero, play_here
 
 ACCESS = "REG-ACCESS-01"
 IDEMPOTENCY = "REG-IDEMP-01"
@@ -73,6 +73,7 @@ def only_own_rounds_moved(scene: Scene) -> None:
         + sum((p.returned for p in own), Decimal(0))
     )
     actual = scene.adapter.balance(scene.player())
+    below = below_zero(scene, {DEFAULT_PLAYER: actual})
     others = [p.describe() for p in scene.instant_plays if p.player != DEFAULT_PLAYER]
     scene.checks.check(
         actual == expected,
@@ -81,6 +82,8 @@ def only_own_rounds_moved(scene: Scene) -> None:
         f"their own; the others' attempts: {others}",
         f"the player's balance {actual} moved only by their {len(own)} own round(s)",
     )
+    if below is not None:
+        raise below
 
 
 @given(
@@ -155,6 +158,7 @@ def played_once(scene: Scene) -> None:
     first, again = scene.instant_plays[-2], scene.instant_plays[-1]
     expected = scene.starting_balances[DEFAULT_PLAYER] - first.staked + first.returned
     actual = scene.adapter.balance(scene.player())
+    below = below_zero(scene, {DEFAULT_PLAYER: actual})
     scene.checks.check(
         actual == expected,
         (IDEMPOTENCY,),
@@ -162,6 +166,8 @@ def played_once(scene: Scene) -> None:
         f"twice ({first.describe()}; then {again.describe()})",
         f"the balance {actual} moved by one round",
     )
+    if below is not None:
+        raise below
     if again.round is not None and not (again.round.round_id and first.round.round_id):
         return  # no ids to compare (a casino naming no round): the balance alone judged it
     same = again.round is None or again.round.round_id == first.round.round_id

@@ -3,11 +3,13 @@ over-the-balance slip is tried on, and the adapter check (livecert/harness/insta
 
 import random
 from decimal import Decimal
+from types import SimpleNamespace
 
 import pytest
 
 from livecert.adapters.errors import Unsupported
-from livecert.adapters.model import RoundView
+from livecert.adapters.model import PlayerHandle, RoundView
+from livecert.harness.checks import CheckLedger
 from livecert.harness.instant import (
     InstantPlay,
     losing_outcome,
@@ -17,6 +19,7 @@ from livecert.harness.instant import (
     stake_up_to,
 )
 from livecert.rules import load_paytable
+from livecert.suite.steps.instant import below_zero
 
 CENT = Decimal("0.01")
 CODES = ["BIG", "SMALL", "ODD", "EVEN", "TOTAL_10", "PAIR_3"]
@@ -103,3 +106,22 @@ def test_a_stake_finer_than_the_currency_is_said_truncated_or_rounded() -> None:
     assert stake_taken_as(whole, dec("100.00"), dec("99.00"), 2) == ""  # a whole stake
     refused = InstantPlay("P1", (("BIG", "1.005"),), (1, 1, 2))
     assert stake_taken_as(refused, dec("100.00"), dec("99.00"), 2) == ""
+
+
+def test_every_balance_read_after_instant_rounds_is_judged_against_zero() -> None:
+    """The races, the access and the idempotency checks read balances for their own duties;
+    each read also judges REG-BAL-01: below zero, a failure judged there though it is not
+    tagged (every failure booked, the first returned to raise); not below zero, a check held
+    on an untagged clause, crediting nothing."""
+    ledger = CheckLedger(judged=["REG-MONEY-01"])
+    players = {"P1": PlayerHandle("p1", "t1"), "P2": PlayerHandle("p2", "t2")}
+    scene = SimpleNamespace(checks=ledger, adapter=object(), players=players)
+    failure = below_zero(scene, {"P1": Decimal("-0.01"), "P2": Decimal("-5.00")})
+    assert failure is not None and failure.clauses == ("REG-BAL-01",)
+    assert "p1's balance is below zero: -0.01" in str(failure)
+    booked = ledger.as_record()["clauses"]["REG-BAL-01"]
+    assert (booked["ran"], booked["held"], len(booked["failed"])) == (2, 0, 2)
+    held = CheckLedger(judged=["REG-MONEY-01"])
+    scene = SimpleNamespace(checks=held, adapter=object(), players=players)
+    assert below_zero(scene, {"P1": Decimal("0.00")}) is None
+    assert "REG-BAL-01" not in held.as_record()["clauses"]  # held, but not tagged: no credit
