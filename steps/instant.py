@@ -54,6 +54,23 @@ GAME = r"(?P<name>Sic Bo|Xoc Dia)"
 SESSION_BALANCES = (Decimal("1000000.00"), Decimal("250.00"), Decimal("5.00"))
 
 
+ANY_OFFERED = "a selection the table offers"
+PREFERRED = ("BIG", "SMALL", "ODD", "EVEN")  # an even-money bet first, where offered
+
+
+def slip_code(scene: Scene, label: str) -> str:
+    """The selection a step names, or for "a selection the table offers" the first even-money
+    one the target offers (else its first selection): where what is bet on is not the duty's
+    question (who may play, a bad stake, rounds at once), a table without Big is judged too."""
+    if label != ANY_OFFERED:
+        return selection_code(label, scene.game)
+    offered = offered_codes(scene.adapter, paytable(scene.game))
+    code = next((c for c in PREFERRED if c in offered), offered[0] if offered else None)
+    if code is None:
+        raise Unsupported("play a round", "the target offers no selection of this game")
+    return code
+
+
 FROM_BALANCE = (
     "the target reports no settlement per round (the mapping reads it from the balance): what a "
     "round returned is the balance's change, so the balances cannot be reconciled with anything "
@@ -163,7 +180,7 @@ def round_on_raw_code(scene: Scene, stake: str, code: str) -> None:
     )
 )
 def round_with_raw_stake(scene: Scene, stake: str, label: str) -> None:
-    _attempt(scene, [(selection_code(label, scene.game), stake)])
+    _attempt(scene, [(slip_code(scene, label), stake)])
 
 
 @when(
@@ -185,7 +202,7 @@ def round_over_the_balance(scene: Scene, first: str, second: str, label: str) ->
     )
 )
 def round_with_a_bad_bet(scene: Scene, good: str, label: str, stake: str, code: str) -> None:
-    first = selection_code(label, scene.game)
+    first = slip_code(scene, label)
     _attempt(scene, [(first, Decimal(good)), (code, stake), (first, Decimal("1.00"))])
 
 
@@ -399,7 +416,7 @@ def _logins(scene: Scene, name: str, most: int = 4) -> list:
 
 
 def _race(scene: Scene, names: list[str], rounds: int, low: str, high: str, label: str) -> None:
-    code = selection_code(label, scene.game)
+    code = slip_code(scene, label)
     rng = random.Random(chosen_seed())
     table, minor_unit = paytable(scene.game), scene.target.info.minor_unit
     jobs = []

@@ -14,31 +14,12 @@ from pytest_bdd import given, parsers, then, when
 
 from livecert.adapters import Refused
 from livecert.adapters.errors import Unsupported
-from livecert.harness.sweep import offered_codes
-from livecert.harness.vocabulary import paytable, selection_code
 from livecert.suite.fixtures.scene import DEFAULT_PLAYER, Scene
 from livecert.suite.steps.access import WHO, acting
-from livecert.suite.steps.instant import AMOUNT, below_zero, play_here
+from livecert.suite.steps.instant import AMOUNT, below_zero, play_here, slip_code
 
 ACCESS = "REG-ACCESS-01"
 IDEMPOTENCY = "REG-IDEMP-01"
-ANY_OFFERED = "a selection the table offers"
-PREFERRED = ("BIG", "SMALL", "ODD", "EVEN")  # an even-money bet first, where offered
-
-
-def _code(scene: Scene, label: str) -> str:
-    """The selection a step names, or for "a selection the table offers" the first even-money
-    one the target offers (else its first selection): who may play is the question there, not
-    what is bet on, so a table without Big still has its access checked."""
-    if label != ANY_OFFERED:
-        return selection_code(label, scene.game)
-    offered = offered_codes(scene.adapter, paytable(scene.game))
-    code = next((c for c in PREFERRED if c in offered), offered[0] if offered else None)
-    if code is None:
-        raise Unsupported("play a round", "the target offers no selection of this game")
-    return code
-
-
 # -- access ---------------------------------------------------------------------------------------
 
 
@@ -53,7 +34,7 @@ def someone_plays(scene: Scene, who: str, stake: str, label: str) -> None:
     name = next((n for n, h in scene.players.items() if h == handle), DEFAULT_PLAYER)
     tried = play_here(
         scene,
-        [(_code(scene, label), Decimal(stake))],
+        [(slip_code(scene, label), Decimal(stake))],
         who=name if who in ("the player", "another player") else f"{who} for {name}",
         adapter=adapter,
         handle=handle,
@@ -93,7 +74,7 @@ def only_own_rounds_moved(scene: Scene) -> None:
     )
 )
 def player_has_played(scene: Scene, stake: str, label: str) -> None:
-    tried = play_here(scene, [(_code(scene, label), Decimal(stake))])
+    tried = play_here(scene, [(slip_code(scene, label), Decimal(stake))])
     if not tried.accepted:
         pytest.skip(
             f"not testable on this target: it refused the player's own round ({tried.refusal})"
@@ -143,7 +124,7 @@ def round_not_shown(scene: Scene) -> None:
     )
 )
 def round_sent_twice(scene: Scene, stake: str, label: str) -> None:
-    slip = [(_code(scene, label), Decimal(stake))]
+    slip = [(slip_code(scene, label), Decimal(stake))]
     key = f"livecert-{uuid.uuid4()}"
     first = play_here(scene, slip, key=key)
     if not first.accepted:

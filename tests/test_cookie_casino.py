@@ -188,18 +188,29 @@ def test_settlement_read_from_the_balance_proves_no_money_conservation(tmp_path:
     assert settle["status"] == "passed" and settle["checks"]["held"] > 0
 
 
-def test_access_is_checked_at_a_table_without_big(tmp_path: Path) -> None:
-    """The instant access checks bet on a selection the table offers: a Xoc Dia without Big
-    (nor Small) still has REG-ACCESS-01 judged, on its first even-money selection (Odd)."""
+def test_a_table_without_big_is_still_judged_where_the_bet_does_not_matter(
+    tmp_path: Path,
+) -> None:
+    """The instant checks whose duty is not about the selection (who may play, a bad stake,
+    rounds at once, a slip sent twice) bet on a selection the table offers: a Xoc Dia without
+    Big (nor Small) still has REG-ACCESS-01, REG-INPUT-01 and REG-MONEY-01 judged there, on its
+    first even-money selection (Odd)."""
     data = yaml.safe_load(COOKIE_MAPPING.read_text(encoding="utf-8"))
     data["selections"]["xocdia"].update(BIG=None, SMALL=None)
     mapping = tmp_path / "no-big.yaml"
     mapping.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    clauses = ("REG-ACCESS-01", "REG-INPUT-01", "REG-MONEY-01")
     with cookie_casino() as (url, env):
         status, certificate, output = certify_cookie_casino(
-            tmp_path, url, env, "--game", "xocdia", "--clauses", "REG-ACCESS-01", mapping=mapping
-        )
-    row = certificate["clauses"]["REG-ACCESS-01"]
-    assert (status, row["status"]) == (0, "passed"), (output[-3000:], row)
-    instant = [n for n in row["checks"]["in_scenarios"] if "At an instant Xoc Dia table" in n]
-    assert len(instant) >= 6, row["checks"]["in_scenarios"]
+            tmp_path, url, env, "--game", "xocdia", "--clauses", ",".join(clauses),
+            mapping=mapping,
+        )  # fmt: skip
+    rows = certificate["clauses"]
+    assert status == 0 and all(rows[c]["status"] == "passed" for c in clauses), (
+        output[-3000:],
+        {c: rows[c]["status"] for c in clauses},
+    )
+    judged = {c: " ".join(rows[c]["checks"]["in_scenarios"]) for c in clauses}
+    assert judged["REG-ACCESS-01"].count("At an instant Xoc Dia table") >= 6, judged
+    assert "At an instant Xoc Dia table, a round with a stake of" in judged["REG-INPUT-01"]
+    assert "24 instant rounds at the same moment at a Xoc Dia table" in judged["REG-MONEY-01"]

@@ -40,7 +40,7 @@ Feature: Instant rounds keep the table's duties
     @REG-INPUT-01
     Scenario Outline: At an instant <game> table, a round with a stake of "<stake>"
       Given a player with a balance of 100.00 at an instant <game> table
-      When the player tries to play a round with a stake of "<stake>" on Big
+      When the player tries to play a round with a stake of "<stake>" on a selection the table offers
       Then the round is refused with a reason and nothing moves
 
       @sicbo
@@ -84,7 +84,7 @@ Feature: Instant rounds keep the table's duties
     @REG-INPUT-01 @REG-BAL-01 @needs-batch-bets
     Scenario Outline: At an instant <game> table, a round with "<stake>" on "<code>" among good bets
       Given a player with a balance of 100.00 at an instant <game> table
-      When the player tries to play a round with 10.00 on Big and "<stake>" on the selection "<code>"
+      When the player tries to play a round with 10.00 on a selection the table offers and "<stake>" on the selection "<code>"
       Then the round is refused with a reason and nothing moves
 
       @sicbo
@@ -157,7 +157,7 @@ Feature: Instant rounds keep the table's duties
     @REG-MONEY-01
     Scenario Outline: One player plays 24 instant rounds at the same moment at a <game> table
       Given a player with a balance of 1000.00 at an instant <game> table
-      When the player plays 24 instant rounds of 1.00 to 9.99 on Big at the same moment
+      When the player plays 24 instant rounds of 1.00 to 9.99 on a selection the table offers at the same moment
       Then every accepted round is settled
       And every balance is its start minus its stakes plus the returns of its rounds
 
@@ -174,7 +174,7 @@ Feature: Instant rounds keep the table's duties
     @REG-MONEY-01
     Scenario Outline: 12 players each play 3 instant rounds at the same moment at a <game> table
       Given 12 players with a balance of 100.00 each at an instant <game> table
-      When each player plays 3 instant rounds of 1.00 to 9.99 on Big at the same moment
+      When each player plays 3 instant rounds of 1.00 to 9.99 on a selection the table offers at the same moment
       Then every accepted round is settled
       And every balance is its start minus its stakes plus the returns of its rounds
 
