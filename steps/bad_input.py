@@ -18,9 +18,8 @@ from livecert.adapters.errors import Unsupported
 from livecert.contract import load_contract
 from livecert.harness.attempts import refusal
 from livecert.harness.capabilities import missing_reason
-from livecert.harness.findings import ClauseFailure
 from livecert.harness.read_balances import (
-    not_below_zero,
+    below_zero,
     over_the_balance_read,
     plain_total,
     real_balance,
@@ -300,19 +299,16 @@ def balance_unmoved(
     before = scene.balance_before_attempt
     why = f" (demanded by {demanded})" if demanded else ""
     why += f": {seen}" if seen else ""
-    try:  # booked first: a balance taken below zero fails REG-BAL-01 whatever else failed
-        not_below_zero(scene.checks, (BALANCE,), scene.adapter, scene.player(), balance)
-        below_zero = None
-    except ClauseFailure as failure:
-        below_zero = failure
+    # booked first: a balance taken below zero fails REG-BAL-01 whatever else failed
+    below = below_zero(scene.checks, (BALANCE,), scene.adapter, [(scene.player(), balance)])
     scene.checks.check(
         balance == before,
         moved,
         f"the balance moved from {before} to {balance}{why}",
         f"the balance stayed at {balance}",
     )
-    if below_zero is not None:
-        raise below_zero
+    if below is not None:
+        raise below
 
 
 @then("it is refused with a reason and nothing moves")

@@ -30,6 +30,7 @@ from livecert.harness.instant import (
     step_of,
     winning_outcome,
 )
+from livecert.harness.read_balances import below_zero as read_below_zero
 from livecert.harness.read_balances import (
     not_below_zero,
     over_the_balance_read,
@@ -489,16 +490,10 @@ def every_accepted_round_settled(scene: Scene) -> None:
 
 
 def below_zero(scene: Scene, balances: dict[str, Decimal]) -> ClauseFailure | None:
-    """REG-BAL-01 on every balance read (`balances`, by player): each below zero booked as a
-    failure judged in any scenario; the first returned, to raise once the scenario's own
-    checks are booked too (none held is credited where REG-BAL-01 is not tagged)."""
-    first = None
-    for name, balance in balances.items():
-        try:
-            not_below_zero(scene.checks, (BALANCE,), scene.adapter, scene.players[name], balance)
-        except ClauseFailure as failure:
-            first = first or failure
-    return first
+    """REG-BAL-01 on every balance read (`balances`, by player; read_balances.below_zero):
+    none held is credited where REG-BAL-01 is not tagged."""
+    read = [(scene.players[name], balance) for name, balance in balances.items()]
+    return read_below_zero(scene.checks, (BALANCE,), scene.adapter, read)
 
 
 @then("every balance is its start minus its stakes plus the returns of its rounds")

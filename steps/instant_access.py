@@ -20,6 +20,8 @@ from livecert.suite.steps.instant import AMOUNT, below_zero, play_here, slip_cod
 
 ACCESS = "REG-ACCESS-01"
 IDEMPOTENCY = "REG-IDEMP-01"
+
+
 # -- access ---------------------------------------------------------------------------------------
 
 

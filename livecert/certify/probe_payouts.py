@@ -18,6 +18,7 @@ from itertools import combinations
 from livecert.adapters import PlayerHandle, Refused, RoundView, TargetAdapter
 from livecert.adapters.model import TableLimits
 from livecert.certify.diagnosis import FAIL, OK, WARN
+from livecert.harness.sweep import offered_codes
 from livecert.rules import Paytable, all_outcomes, expected_settlement
 from livecert.rules.conditions import Outcome
 
@@ -203,7 +204,7 @@ class PayoutProbe:
 
     def rounding(self, declared: str, minor_unit: int, limits: TableLimits | None) -> None:
         """The rounding the target's balance shows on fractional payouts, against `declared`."""
-        codes = [c for c in (s.code for s in self.paytable.selections) if self._offered(c)]
+        codes = offered_codes(self.adapter, self.paytable)
         cases = rounding_cases(self.paytable, codes, minor_unit, limits)
         if not cases:
             return
@@ -236,7 +237,3 @@ class PayoutProbe:
                 f"no rounding rule gives what the target paid on fractional payouts ({evidence})",
                 "the run will judge the payouts; check the money format of the balance",
             )
-
-    def _offered(self, code: str) -> bool:
-        offers = getattr(self.adapter, "offers", None)
-        return offers(self.paytable.game, code) if offers else True

@@ -14,7 +14,8 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from decimal import ROUND_DOWN, ROUND_HALF_UP, ROUND_UP, Decimal
+from decimal import Decimal
+from fractions import Fraction
 
 from livecert.adapters import PlayerHandle, Refused, RoundView, TargetAdapter
 from livecert.adapters.errors import Unsupported
@@ -23,6 +24,7 @@ from livecert.harness.attempts import refusal
 from livecert.harness.sweep import INSTANT_ROUND
 from livecert.rules import Paytable, all_outcomes, expected_settlement
 from livecert.rules.conditions import Outcome
+from livecert.rules.money import round_to_minor
 
 Slip = Sequence[tuple[str, Decimal | str]]
 MAX_WORKERS = 32
@@ -137,13 +139,17 @@ def stake_taken_as(tried: "InstantPlay", before: Decimal, after: Decimal, minor_
     if not tried.accepted or len(tried.slip) != 1 or tried.returned:
         return ""
     stake = _as_amount(tried.slip[0][1])
-    unit = step_of(minor_unit)
     taken = before - after
-    if stake <= 0 or stake == stake.quantize(unit) or taken == stake:
+    exact = Fraction(stake)
+
+    def to(mode: str) -> Decimal:
+        return round_to_minor(exact, minor_unit, mode)
+
+    if stake <= 0 or stake == to("down") or taken == stake:
         return ""
-    if taken == stake.quantize(unit, ROUND_DOWN):
+    if taken == to("down"):
         return f"the stake {tried.slip[0][1]} was taken as {taken} (truncated to the currency)"
-    if taken in (stake.quantize(unit, ROUND_UP), stake.quantize(unit, ROUND_HALF_UP)):
+    if taken in (to("up"), to("half-up")):
         return f"the stake {tried.slip[0][1]} was taken as {taken} (rounded to the currency)"
     return ""
 

@@ -13,6 +13,7 @@ from decimal import Decimal
 from livecert.adapters.errors import Unsupported
 from livecert.adapters.model import PlayerHandle, TableLimits
 from livecert.harness.checks import CheckLedger
+from livecert.harness.findings import ClauseFailure
 
 Slip = Sequence[tuple[str, Decimal | str]]
 # the most players one scenario makes (each a lent account while it runs; tests/test_accounts.py
@@ -106,3 +107,21 @@ def not_below_zero(
         )
     if not surplus(adapter, player):
         checks.held(clauses, f"{player.player_id}'s balance {held} is not below zero")
+
+
+def below_zero(
+    checks: CheckLedger,
+    clauses: Sequence[str],
+    adapter: object,
+    read: Sequence[tuple[PlayerHandle, Decimal]],
+) -> ClauseFailure | None:
+    """`not_below_zero` on every balance read (player, balance), without raising: each one
+    below zero is booked (judged in any scenario) and the first is returned, for the caller
+    to raise once its own checks of the same balances are booked too."""
+    first = None
+    for player, shown in read:
+        try:
+            not_below_zero(checks, clauses, adapter, player, shown)
+        except ClauseFailure as failure:
+            first = first or failure
+    return first

@@ -235,7 +235,7 @@ class MappingAdapter(
                 )
             return self._accounts.lend(balance, self._log_in, self._read_balance)
         values = {"balance": self._write(balance)}
-        if not self._logs_in_from_a_cookie():
+        if not self.mapping.logs_players_in():
             return self._player_from(self._run("create_player", "create a test player", values))
         # a login a second one may repeat: its captures (the account's user and password) are
         # kept as this call filled them, one player made at a time (captures are the run's)

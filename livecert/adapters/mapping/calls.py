@@ -383,30 +383,15 @@ class Calls:
             if forced and session_name is None and sessions.sent_to_login(response):
                 # an access check's credential sent to a login page: refused, by default (a
                 # cookie casino's answer to a cookie it does not know), with no `expired` rule
-                raise Refused(
-                    operation,
-                    response.status_code,
-                    "LOGIN_REQUIRED",
-                    "the target sent the call to its login page",
-                )
+                raise _to_login_page(operation, response)
             if sessions.expired(session_name, response):
                 if session_name is None:  # sent without a session (a forged or no credential)
-                    raise Refused(
-                        operation,
-                        response.status_code,
-                        "LOGIN_REQUIRED",
-                        "the target sent the call to its login page",
-                    )
+                    raise _to_login_page(operation, response)
                 if attempt == 1:
                     sessions.login(session_name, context)
                     continue
                 if forced:  # acting as another role, sent to the login page after a fresh login
-                    raise Refused(
-                        operation,
-                        response.status_code,
-                        "LOGIN_REQUIRED",
-                        "the target sent the call to its login page",
-                    )
+                    raise _to_login_page(operation, response)
                 raise TargetError(
                     operation,
                     "the target sent the run back to its login page right after it logged in "
@@ -439,3 +424,13 @@ class Calls:
 
     def close(self) -> None:
         self.sessions.close()
+
+
+def _to_login_page(operation: str, response: requests.Response) -> Refused:
+    """The refusal of a call the target sent to its login page."""
+    return Refused(
+        operation,
+        response.status_code,
+        "LOGIN_REQUIRED",
+        "the target sent the call to its login page",
+    )

@@ -105,6 +105,13 @@ class MappingFile:
     def operation(self, name: str) -> dict[str, Any] | None:
         return self.data["operations"].get(name)
 
+    def logs_players_in(self) -> bool:
+        """Whether create_player is a player's login (its answer reads the token from a
+        cookie): its request is a login page, and a player made by it can log in again."""
+        answer = (self.operation("create_player") or {}).get("answer") or {}
+        fields = answer.get("fields") or {}
+        return any(isinstance(f, dict) and "cookie" in f for f in fields.values())
+
 
 @cache
 def _validator():

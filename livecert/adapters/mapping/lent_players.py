@@ -69,14 +69,6 @@ class LentAccounts:
             return self._log_in_again(player)
         return self._accounts.another_login(player, self._log_in)
 
-    def _logs_in_from_a_cookie(self) -> bool:
-        """Whether create_player is a player's login (its answer reads the token from a
-        cookie): such a player can log in again."""
-        fields = ((self.mapping.operation("create_player") or {}).get("answer") or {}).get(
-            "fields"
-        ) or {}
-        return any(isinstance(f, dict) and "cookie" in f for f in fields.values())
-
     def _captured(self) -> dict[str, Any]:
         return dict(self._calls.captured)
 
@@ -90,8 +82,7 @@ class LentAccounts:
                 "the mapping lists no accounts, and the player was not made by a login "
                 "(create_player reads no cookie)",
             )
-        spec = self.mapping.operation("create_player") or {}
-        login = {k: v for k, v in spec.items() if k not in ("before", "then")}
+        login = self.mapping.operation("create_player") or {}  # its request alone, no hooks
         answer = self._calls.perform_as(
             "log the player in again", login, {"balance": made["balance"]}, made["captured"]
         )
@@ -110,20 +101,17 @@ class LentAccounts:
         second login, ended at once, so the player's own session still reads the balance."""
         if self.mapping.operation("end_session") is None:
             raise Unsupported("end a session of the player", self._absence("end_session"))
-        if self._accounts is None:
-            if player.player_id not in self._made_logins:
-                raise Unsupported(
-                    "end a session of the player",
-                    "the mapping lists no accounts, and the player was not made by a login: no "
-                    "second login of the player can be made to end (the player's own session "
-                    "must stay, to read the balance)",
-                )
-            second = self._log_in_again(player)
-            self._run("end_session", "end a session of the player", {"player": second})
-            return second.token
-        second = self._accounts.another_login(player, self._log_in)
+        if self._accounts is None and player.player_id not in self._made_logins:
+            raise Unsupported(
+                "end a session of the player",
+                "the mapping lists no accounts, and the player was not made by a login: no "
+                "second login of the player can be made to end (the player's own session "
+                "must stay, to read the balance)",
+            )
+        second = self.another_login(player)
         self._run("end_session", "end a session of the player", {"player": second})
-        self._accounts.forget_login(player, second)
+        if self._accounts is not None:
+            self._accounts.forget_login(player, second)
         return second.token
 
     def account_notes(self) -> list[str]:

@@ -47,6 +47,7 @@ class Sessions:
         # session cookie read into the player's token) must not ride along on other calls
         self.plain = self.new_session()
         self.plain.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+        self.login_paths = self._login_paths()  # where a refused credential is sent
         for name, value in mapping.variables.items():
             spec = mapping.data["variables"][name]
             if spec.get("secret", True):  # `secret: false`: a path or a program, shown as it is
@@ -169,17 +170,15 @@ class Sessions:
                 return True
         return False
 
-    def login_paths(self) -> list[str]:
+    def _login_paths(self) -> frozenset[str]:
         """The paths of the file's login pages: each session's login, and `create_player`'s
         request where it is a player's login (its answer reads the token from a cookie)."""
         data = self.mapping.data
         paths = [spec["login"]["path"] for spec in (data.get("sessions") or {}).values()]
-        create = (data.get("operations") or {}).get("create_player") or {}
-        fields = (create.get("answer") or {}).get("fields") or {}
-        if any(isinstance(f, dict) and "cookie" in f for f in fields.values()):
-            request = create.get("request") or {}
+        if self.mapping.logs_players_in():
+            request = (self.mapping.operation("create_player") or {}).get("request") or {}
             paths += [r["path"] for r in (request.get("per_game") or {"": request}).values()]
-        return [p.split("?")[0] for p in paths if isinstance(p, str) and "${" not in p]
+        return frozenset(p.split("?")[0] for p in paths if isinstance(p, str) and "${" not in p)
 
     def sent_to_login(self, response: requests.Response) -> bool:
         """True when the answer redirects to one of the file's login pages: a cookie casino's
@@ -189,7 +188,7 @@ class Sessions:
         location = urlsplit(
             urljoin(response.url or "http://target/", response.headers.get("location", ""))
         )
-        return location.path in self.login_paths()
+        return location.path in self.login_paths
 
     def expired_error(self, session_name: str | None, refused: Refused) -> bool:
         """True when a call sent with a login session was refused with one of the codes the

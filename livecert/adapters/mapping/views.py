@@ -4,11 +4,13 @@ player's bet record. A bet or a record that names no round or player leaves it u
 never "None"); a player's own record that names none is the player's."""
 
 from dataclasses import replace
-from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, Decimal
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from livecert.adapters.errors import MappingAnswerError
 from livecert.adapters.model import BetRecord, BetView, PlayerHandle, RecordRound, RoundView
+from livecert.rules.money import round_to_minor
 
 
 def _outcome_of(returned: Decimal, stake: Decimal) -> str | None:
@@ -21,22 +23,12 @@ def _outcome_of(returned: Decimal, stake: Decimal) -> str | None:
     return "win" if returned > stake else None
 
 
-# the declared rounding (declares.rounding) of an amount a multiplier gives, by magnitude as
-# the rules round (a negative stake's amount rounds toward zero under "down")
-ROUNDING = {
-    "down": ROUND_DOWN,
-    "up": ROUND_UP,
-    "half-up": ROUND_HALF_UP,
-    "half-even": ROUND_HALF_EVEN,
-}
-
-
 def multiplied(stake: Decimal, multiplier: Decimal, minor_unit: int, rounding: str) -> Decimal:
     """The amount a settlement written as a multiplier stands for: the stake times it, in
     whole minor units under the declared rounding (the text says the odds, not the fraction's
     fate: where it falls between minor units the bet carries its exact win, and only its odds
     are judged there; the balance shows the rounding)."""
-    return (stake * multiplier).quantize(Decimal(1).scaleb(-minor_unit), ROUNDING[rounding])
+    return round_to_minor(Fraction(stake * multiplier), minor_unit, rounding)
 
 
 class Views:
