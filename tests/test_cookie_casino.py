@@ -32,6 +32,9 @@ FAULT_CLAUSES = {
     "lost-update": {"REG-MONEY-01"},
     "stake-over-balance": {"REG-BAL-01", "REG-INPUT-01"},
     "total10-pays-5": {"SB-PAY-08"},
+    # a code the casino knows (it refuses unknown ones) never paid: the run's first moments
+    # must not hold it back as "mapping or target" (tests/test_held_selections.py)
+    "four-colour-never-paid": {"XD-PAY-06"},
     "logout-keeps-session": {"REG-ACCESS-01"},
 }
 # faults run through lent accounts (tests below): an ended session needs a second login of the
@@ -42,7 +45,10 @@ BY_ADMIN_COMMAND = sorted(set(FAULT_CLAUSES) - {"logout-keeps-session"})
 LENT = {"total10-pays-5"}
 # what each fault run certifies: the four duties (so a duty fault fails its duty and no other);
 # the payout fault on its paytable row, the sweep narrowed to its selections (--sweep-only)
-JUDGED = {fault: DUTIES for fault in FAULT_CLAUSES} | {"total10-pays-5": ("SB-PAY-08",)}
+JUDGED = {fault: DUTIES for fault in FAULT_CLAUSES} | {
+    "total10-pays-5": ("SB-PAY-08",),
+    "four-colour-never-paid": ("XD-PAY-06",),
+}
 
 
 def test_every_fault_of_the_casino_is_run_here() -> None:

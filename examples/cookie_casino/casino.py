@@ -24,6 +24,8 @@ FAULTS = {
     "stake-over-balance": "the balance is not checked: a slip over it is taken and the balance "
     "goes below zero (REG-BAL-01)",
     "total10-pays-5": "Total 10 pays 5:1 instead of 6:1 (SB-PAY-08)",
+    "four-colour-never-paid": "Four of a colour (4mau), a code it knows, never wins: the run "
+    "must judge it, not hold it back as a possible mapping mistake (XD-PAY-06)",
     "logout-keeps-session": "logging out leaves the session valid: a session the player ended "
     "still plays (REG-ACCESS-01)",
 }

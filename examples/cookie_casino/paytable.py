@@ -75,6 +75,8 @@ def settle(game: str, code: str, outcome: list, stake: int, faults: frozenset[st
             return "Lost", "", 0
         return "Won", f"x{odds}", stake * (odds + 1)
     red = outcome.count("R")
+    if code == "4mau" and "four-colour-never-paid" in faults:  # FAULT four-colour-never-paid
+        return "Lost", "", 0
     wins, (num, den), refunds = XOCDIA[code]
     if red in refunds:
         return "Push", "", stake

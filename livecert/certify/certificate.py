@@ -17,6 +17,7 @@ from livecert.certify.clause_status import (
     clause_statuses,
     mark_not_applicable,
 )
+from livecert.certify.held_selections import hold_clauses
 from livecert.certify.history_findings import judge_history_findings
 from livecert.certify.outcome_duties import judge_outcome_duties, limitation
 from livecert.certify.run_sections import latency, reproductions, rtp, sweep
@@ -148,6 +149,7 @@ def build_certificate(
     unread = [r["message"] for r in records if r["type"] == "outcome_history_error"]
     judge_outcome_duties(statuses, analyses, games, unread)
     judge_history_findings(statuses, records)
+    held = hold_clauses(statuses, records)
     waived = apply_waivers(statuses, waivers)
     judged_failed = [c for c, row in statuses.items() if row["status"] == "failed"]
     failed = [c for c in judged_failed if c not in waived]
@@ -199,6 +201,7 @@ def build_certificate(
         reasons.append(f"harness error: {harness_errors[0]}")
     if untested:
         reasons.append(f"{len(untested)} clause(s) in scope not tested: {', '.join(untested)}")
+    reasons += held
     untestable = [
         c for c in untested if "not testable on this target" in statuses[c].get("reason", "")
     ]

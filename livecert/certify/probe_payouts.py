@@ -18,39 +18,23 @@ from itertools import combinations
 from livecert.adapters import PlayerHandle, Refused, RoundView, TargetAdapter
 from livecert.adapters.model import TableLimits
 from livecert.certify.diagnosis import FAIL, OK, WARN
+from livecert.harness.selection_trial import (
+    MOST_BETS,
+    NO_SUCH_CODE,
+    missed_wins,
+    must_win_rounds,
+    shown,
+    takes_unknown_codes,
+    winning_outcomes,
+)
 from livecert.harness.sweep import offered_codes
-from livecert.rules import Paytable, all_outcomes, expected_settlement
+from livecert.rules import Paytable, expected_settlement
 from livecert.rules.conditions import Outcome
 
+__all__ = ["RULES", "PayoutProbe", "must_win_rounds", "rounding_cases"]
+
 RULES = ("down", "up", "half-up", "half-even")
-MOST_BETS = 40  # bets in one probing slip (each must win: the balance only grows)
-NO_SUCH_CODE = "LIVECERT_NO_SUCH_SELECTION"  # a code no target offers
 SMALLEST_STAKES = 300  # the stakes tried for a fractional payout: 1 to 300 minor units
-
-
-def _wins(paytable: Paytable, code: str, outcome: Outcome) -> bool:
-    """Whether `code` wins outright on `outcome` (not a refund, not a loss)."""
-    return expected_settlement(paytable, code, outcome, Decimal(1), 2, "down").outcome == "win"
-
-
-def _winning_outcome(paytable: Paytable, code: str) -> Outcome | None:
-    return next((o for o in all_outcomes(paytable) if _wins(paytable, code, o)), None)
-
-
-def must_win_rounds(paytable: Paytable, codes: Sequence[str]) -> list[tuple[Outcome, list[str]]]:
-    """Outcomes, with the codes each is played for, so that every code is played once on an
-    outcome where it wins outright (few rounds: each outcome taken for the most codes left)."""
-    wins = {o: {c for c in codes if _wins(paytable, c, o)} for o in all_outcomes(paytable)}
-    left, rounds = list(codes), []
-    while left:
-        outcome = max(wins, key=lambda o: (len(wins[o] & set(left)), str(o)))
-        chosen = [c for c in left if c in wins[outcome]]
-        if not chosen:  # a code that wins on no outcome (none in the rules' paytables)
-            break
-        for start in range(0, len(chosen), MOST_BETS):
-            rounds.append((outcome, chosen[start : start + MOST_BETS]))
-        left = [c for c in left if c not in chosen]
-    return rounds
 
 
 @dataclass(frozen=True)
@@ -67,7 +51,7 @@ def _cases_of(
     paytable: Paytable, code: str, minor_unit: int, low: Decimal, high: Decimal | None
 ) -> list[RoundingCase]:
     """`code`'s one-bet rounds at the smallest stakes from `low`, where the rules disagree."""
-    outcome = _winning_outcome(paytable, code)
+    outcome = next(iter(winning_outcomes(paytable, code)), None)
     unit = Decimal(1).scaleb(-minor_unit)
     found: list[RoundingCase] = []
     for k in range(SMALLEST_STAKES if outcome is not None else 0):
@@ -130,63 +114,43 @@ class PayoutProbe:
         except Refused as refused:
             return refused
 
+    def _slip(self, slip: list, outcome: Outcome) -> RoundView:
+        return self.play(self.player, self.table, slip, tuple(outcome))
+
     def selections(self, codes: Sequence[str]) -> list[str]:
         """Every code played on an outcome where it must win: the codes refused or not won
         (each a FAIL line naming the mapping's code, then whether the target takes codes it
         cannot know, to tell a mistyped code from an unpaid one)."""
-        wrong: list[str] = []
-        self.lost = []
-        for outcome, group in must_win_rounds(self.paytable, codes):
-            slips = [[c] for c in group] if self.one_bet_a_round else [group]
-            for slip in slips:
-                wrong += self._judge_slip(slip, outcome)
-        if self.lost:
-            self._unknown_code()
-        return wrong
-
-    def _judge_slip(self, slip: list[str], outcome: Outcome) -> list[str]:
-        shown = "-".join(str(o) for o in outcome)
-        answer = self._round([(c, self.stake) for c in slip], outcome)
-        if isinstance(answer, Refused) and len(slip) > 1:  # which of them: each alone
-            return [w for c in slip for w in self._judge_slip([c], outcome)]
-        if isinstance(answer, Refused):
-            (code,) = slip
-            self.add(
-                FAIL,
-                f"{code} (sent as {self.vendor_code(code)}) was refused on {shown}: "
-                f"{answer.code} {answer.message}",
-                f"likely a mistyped code: compare selections.{self.paytable.game} with the "
-                "vendor's codes (or mark the selection not offered: null)",
-            )
-            return [code]
-        bets = {b.selection: b for b in answer.bets}
-        wrong = []
-        for code in slip:
-            bet = bets.get(code)
-            if bet is not None and bet.outcome == "win":
+        most = 1 if self.one_bet_a_round else MOST_BETS
+        missed = missed_wins(self.paytable, codes, self._slip, self.stake, most)
+        for m in missed:
+            sent = f"{m.code} (sent as {self.vendor_code(m.code)})"
+            if m.refused:
+                self.add(
+                    FAIL,
+                    f"{sent} was refused on {shown(m.outcome)}: {m.said.removeprefix('refused: ')}",
+                    f"likely a mistyped code: compare selections.{self.paytable.game} with the "
+                    "vendor's codes (or mark the selection not offered: null)",
+                )
                 continue
-            said = (
-                "no settlement of it" if bet is None else f"{bet.outcome}, returned {bet.returned}"
-            )
             self.add(
                 FAIL,
-                f"{code} (sent as {self.vendor_code(code)}) did not win on {shown}, where it must "
-                f"win: the target answered {said}",
+                f"{sent} did not win on {shown(m.outcome)}, where it must win: the target "
+                f"answered {m.said}",
                 "likely a mistyped code in selections (a casino that keeps stakes on codes it "
                 "does not know answers a loss), or the target does not pay it: the line on "
                 "unknown codes below tells which",
             )
-            wrong.append(code)
-            self.lost.append(code)
-        return wrong
+        self.lost = [m.code for m in missed if not m.refused]
+        if self.lost:
+            self._unknown_code()
+        return [m.code for m in missed]
 
     def _unknown_code(self) -> None:
         """Whether the target refuses a code it cannot know: if it does, the codes above are
         codes it knows (their payout is the target's); if it takes it, a mistyped code is the
         likelier cause."""
-        outcome = next(iter(all_outcomes(self.paytable)))
-        answer = self._round([(NO_SUCH_CODE, self.stake)], outcome)
-        if isinstance(answer, Refused):
+        if not takes_unknown_codes(self.paytable, self._slip, self.stake):
             self.add(
                 WARN,
                 f"the target refuses a selection it does not know ({NO_SUCH_CODE}), and took "
@@ -216,8 +180,7 @@ class PayoutProbe:
                 self.add(WARN, f"rounding not probed: {case.stake} on {case.code} was refused", "")
                 return
             returned = self.adapter.balance(self.player) - before + case.stake
-            shown = "-".join(str(o) for o in case.outcome)
-            seen.append(f"{case.stake} on {case.code} on {shown} returned {returned}")
+            seen.append(f"{case.stake} on {case.code} on {shown(case.outcome)} returned {returned}")
             fits &= {r for r in RULES if case.returns[r] == returned}
         evidence = "; ".join(seen)
         if declared in fits:

@@ -63,8 +63,17 @@ class SelectionTable:
     def __init__(self, rows: Mapping[str, Any]) -> None:
         self.rows = [(ours, _pattern(ours), theirs) for ours, theirs in rows.items()]
         self._offered: dict[str, bool] = {}  # asked for every selection of every sweep round
+        self.held: dict[str, str] = {}  # our code -> why the run holds it back
+
+    def hold(self, code: str, reason: str) -> None:
+        """Treat `code` as not offered for the rest of the run, saying `reason`: a code the
+        run's first moments found never winning where it must (mapping or target)."""
+        self.held[code] = reason
+        self._offered[code] = False
 
     def to_vendor(self, code: str) -> Any:
+        if code in self.held:
+            raise NotOffered(self.held[code])
         for ours, pattern, theirs in self.rows:
             found = pattern.fullmatch(code)
             if found:
