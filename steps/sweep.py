@@ -23,6 +23,7 @@ from livecert.harness.sweep import (
     SweepRound,
     bet_on_every_selection,
     clauses_not_offered,
+    held_back,
     instant,
     play_outcome,
     settle_sweep_round,
@@ -281,6 +282,20 @@ def _narrowed_reason(only: list[str], what: str) -> str:
     )
 
 
+def _not_swept(scene: Scene, only: list[str], what: str) -> str | None:
+    """Why `what` was not measured over every selection, if it was not: the sweep narrowed
+    (--sweep-only), or selections the run holds back as "mapping or target"."""
+    if only:
+        return _narrowed_reason(only, what)
+    held = held_back(scene.adapter, scene.game)
+    if held:
+        return (
+            f"{what} was not measured over every selection: the run held back "
+            f"{', '.join(held)} (mapping or target: the code never won where it must)"
+        )
+    return None
+
+
 @then("the measured return of every selection equals its theoretical return")
 def measured_equals_theory(
     scene: Scene,
@@ -292,7 +307,7 @@ def measured_equals_theory(
     over selections that were not played: a swept selection off its theory fails it, but it
     never passes there."""
     ledger, table = _ledger(sweep_ledgers, scene.game), paytable(scene.game)
-    only = narrowed(scene.game, sweep_only)
+    not_swept = _not_swept(scene, narrowed(scene.game, sweep_only), "the return of every selection")
     rows, broken = [], []
     for selection in (s for s in table.selections if ledger.played(s.code)):
         theory = theoretical_rtp(table, selection.code)
@@ -309,7 +324,7 @@ def measured_equals_theory(
         )
         if measured != theory:
             broken.append((selection, theory, measured))
-        elif not only:
+        elif not not_swept:
             scene.checks.held(
                 [RTP_DUTY], f"{selection.code} returns {_percent(measured)} as in theory"
             )
@@ -321,8 +336,8 @@ def measured_equals_theory(
         name="RTP per selection (theoretical | measured)",
         attachment_type=allure.attachment_type.TEXT,
     )
-    if only and not broken:
-        scene.unproven[RTP_DUTY] = _narrowed_reason(only, "the return of every selection")
+    if not_swept and not broken:
+        scene.unproven[RTP_DUTY] = not_swept
         return
     if not rows:
         raise HarnessError("no selection was played on every outcome: nothing to measure")
@@ -361,7 +376,8 @@ def highest_is_declared(
         s.code: ledger.measured_rtp(s.code) for s in table.selections if ledger.played(s.code)
     }
     only = narrowed(scene.game, sweep_only)
-    if not measured and not only:
+    not_swept = _not_swept(scene, only, "the highest return")
+    if not measured and not not_swept:
         raise HarnessError("no selection was played on every outcome: nothing to measure")
     declared = scene.target.info.max_rtp.get(scene.game)
     if Decimal(stated) != Decimal(table.declared_max_rtp_percent):
@@ -378,8 +394,11 @@ def highest_is_declared(
     # is not compared with anything, least of all the harness's own number; the measured
     # maximum is still the game's clause's
     measured_clauses = clauses if declared is not None else [table.rtp_clause]
-    if only:
-        failures = _judge_narrowed_maximum(scene, facts, only, stated, declared, measured)
+    if not_swept:
+        failures = _judge_narrowed_maximum(
+            scene, facts, only or held_back(scene.adapter, scene.game), not_swept, stated,
+            declared, measured,
+        )  # fmt: skip
         if declared is None:
             scene.unproven[RTP_DUTY] = _no_declared_max(scene)
         elif not declared_right:  # what the target declares needs no sweep
@@ -423,23 +442,25 @@ def _judge_narrowed_maximum(
     scene: Scene,
     facts: RunRecord,
     only: list[str],
+    reason: str,
     stated: str,
     declared: str | None,
     measured: dict[str, Fraction],
 ) -> list[ClauseFailure]:
-    """On a narrowed sweep the highest return over every selection is not measured, so it can
-    never pass; but a swept selection returning more than the stated maximum proves the game's
-    highest return above it, and that fails the clause (the failures are booked, to raise)."""
+    """On a narrowed sweep (or one without the selections held back) the highest return over
+    every selection is not measured, so it can never pass; but a swept selection returning more
+    than the stated maximum proves the game's highest return above it, and that fails the
+    clause (the failures are booked, to raise)."""
     table = paytable(scene.game)
     clauses = [table.rtp_clause, RTP_DUTY]
     above = {code: value for code, value in measured.items() if above_maximum(value, stated)}
-    reason = _narrowed_reason(only, "the highest return")
     facts.write(
         "rtp_max",
         game=scene.game,
         stated=stated,
         declared=str(declared),
         narrowed_to=only,  # no measured maximum: the best of the swept ones is not the game's
+        # (or the codes held back, when it is they that were not swept)
         above_stated={code: str(value) for code, value in above.items()},
         not_judged=None if above else reason,
     )

@@ -149,7 +149,7 @@ def build_certificate(
     unread = [r["message"] for r in records if r["type"] == "outcome_history_error"]
     judge_outcome_duties(statuses, analyses, games, unread)
     judge_history_findings(statuses, records)
-    held = hold_clauses(statuses, records)
+    held = hold_clauses(statuses, records, games)
     waived = apply_waivers(statuses, waivers)
     judged_failed = [c for c, row in statuses.items() if row["status"] == "failed"]
     failed = [c for c in judged_failed if c not in waived]

@@ -9,19 +9,25 @@ tells which. A clause that failed keeps its failure: the held code made none of 
 from typing import Any
 
 
-def hold_clauses(statuses: dict[str, dict], records: list[dict[str, Any]]) -> list[str]:
-    """Each held clause in scope shown not tested (passed or not: the reason replaces "does not
-    offer", which would blame the target); the verdict's reasons, one a held code."""
+def hold_clauses(
+    statuses: dict[str, dict], records: list[dict[str, Any]], games: tuple[str, ...]
+) -> list[str]:
+    """Each held clause of the run's `games`, in scope, shown not tested (passed or not: the
+    reason replaces "does not offer", which would blame the target); the verdict's reasons,
+    one a held code, and the games whose selections were not tried."""
     said = []
     for record in records:
         if record["type"] != "selections_held":
             continue
-        for clause, reason in record["clauses"].items():
-            row = statuses.get(clause)
-            if row is None or not row["in_scope"] or row["status"] == "failed":
+        for game, clauses in record["clauses"].items():
+            if game not in games:
                 continue
-            row["status"], row["reason"] = "not-tested", reason
-            row.pop("not_testable", None)
-        said += [r for codes in record["held"].values() for r in codes.values()]
+            for clause, reason in clauses.items():
+                row = statuses.get(clause)
+                if row is None or not row["in_scope"] or row["status"] == "failed":
+                    continue
+                row["status"], row["reason"] = "not-tested", reason
+                row.pop("not_testable", None)
+            said += list(record["held"].get(game, {}).values())
         said += [f"selections not tried before the run: {n}" for n in record.get("notes", [])]
     return said

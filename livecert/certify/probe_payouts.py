@@ -21,7 +21,7 @@ from livecert.certify.diagnosis import FAIL, OK, WARN
 from livecert.harness.selection_trial import (
     MOST_BETS,
     NO_SUCH_CODE,
-    missed_wins,
+    each_missed,
     must_win_rounds,
     shown,
     takes_unknown_codes,
@@ -122,8 +122,9 @@ class PayoutProbe:
         (each a FAIL line naming the mapping's code, then whether the target takes codes it
         cannot know, to tell a mistyped code from an unpaid one)."""
         most = 1 if self.one_bet_a_round else MOST_BETS
-        missed = missed_wins(self.paytable, codes, self._slip, self.stake, most)
-        for m in missed:
+        missed = []
+        for m in each_missed(self.paytable, codes, self._slip, self.stake, most):
+            missed.append(m)  # each named as found: a target that fails later keeps them
             sent = f"{m.code} (sent as {self.vendor_code(m.code)})"
             if m.refused:
                 self.add(

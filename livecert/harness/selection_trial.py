@@ -8,7 +8,7 @@ is done with it is the caller's (`livecert doctor --probe` names it; a run holds
 "mapping or target", in `held_selections`).
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -18,7 +18,8 @@ from livecert.rules import Paytable, all_outcomes, expected_settlement
 from livecert.rules.conditions import Outcome
 
 MOST_BETS = 40  # bets in one slip of the trial (each must win: the balance only grows)
-TRIAL_STAKES = 250  # stakes a run's trial player is funded with: every outcome of one code
+REPLAYS = 12  # more outcomes where it must win, played for a code not won on its first
+REPLAY_STAKES = 60  # the most stakes the replays may lose in all
 NO_SUCH_CODE = "LIVECERT_NO_SUCH_SELECTION"  # a code no target offers
 
 # a slip played on a forced outcome: the round as the target settled it, or Refused raised
@@ -108,15 +109,26 @@ def _judge(play: Play, slip: list[str], outcome: Outcome, stake: Decimal) -> lis
     return missed
 
 
+def each_missed(
+    paytable: Paytable, codes: Sequence[str], play: Play, stake: Decimal, most: int
+) -> Iterator[Missed]:
+    """Every code played once on an outcome where it must win, at most `most` bets a slip (one
+    where settlement is read from the balance); the codes refused or not won there, as found.
+    A player funded with `trial_stakes` never runs short here: only codes not won lose."""
+    for outcome, slip in must_win_rounds(paytable, codes, most):
+        yield from _judge(play, slip, outcome, stake)
+
+
 def missed_wins(
     paytable: Paytable, codes: Sequence[str], play: Play, stake: Decimal, most: int
 ) -> list[Missed]:
-    """Every code played once on an outcome where it must win, at most `most` bets a slip (one
-    where settlement is read from the balance); the codes refused or not won there."""
-    missed: list[Missed] = []
-    for outcome, slip in must_win_rounds(paytable, codes, most):
-        missed += _judge(play, slip, outcome, stake)
-    return missed
+    return list(each_missed(paytable, codes, play, stake, most))
+
+
+def trial_stakes(codes: int, most: int) -> int:
+    """The stakes a trial's player is funded with: every code lost once, a whole slip still
+    paid for, and the replays' losses (`never_won`)."""
+    return codes + most + REPLAY_STAKES
 
 
 @dataclass(frozen=True)
@@ -125,29 +137,57 @@ class NeverWon:
 
     first: Missed
     lost_on: int  # outcomes where it must win, played and lost
-    unplayed: int  # outcomes where it must win whose slip was refused (a balance run out)
+    must_win: int  # outcomes where it must win, in all
+    unplayed: int  # of those tried, the ones refused or left for want of funds
+
+    def said(self) -> str:
+        if self.lost_on == self.must_win:
+            return f"it lost on all {self.must_win} outcomes where it must win"
+        left = f"; {self.unplayed} more refused or not played" if self.unplayed else ""
+        return (
+            f"it lost on each of the {self.lost_on} outcomes played of the {self.must_win} "
+            f"where it must win{left}"
+        )
+
+
+def _spread(outcomes: Sequence[Outcome], count: int) -> list[Outcome]:
+    """`count` of `outcomes` spread evenly over them (all where there are no more)."""
+    if len(outcomes) <= count:
+        return list(outcomes)
+    return [outcomes[i * len(outcomes) // count] for i in range(count)]
 
 
 def never_won(
-    paytable: Paytable, lost: Sequence[Missed], play: Play, stake: Decimal, most: int
+    paytable: Paytable,
+    lost: Sequence[Missed],
+    play: Play,
+    stake: Decimal,
+    most: int,
+    budget: int = REPLAY_STAKES,
 ) -> list[NeverWon]:
-    """Of the codes taken and not won, those that lose on every outcome where they must win
-    (each other such outcome played, at most `most` bets a slip): a code that wins on some is
-    the target's to judge, its losses there findings of the run."""
+    """Of the codes taken and not won, those that lose again on up to REPLAYS more outcomes
+    where they must win (spread over them; every one where there are no more), at most `most`
+    bets a slip and `budget` stakes lost in all: a code that wins on one is the target's to
+    judge, its losses there findings of the run."""
     left = {m.code: m for m in lost if not m.refused}
     lost_on = dict.fromkeys(left, 1)
     unplayed = dict.fromkeys(left, 0)
     by_outcome: dict[Outcome, list[str]] = {}
     for code, first in left.items():
-        for outcome in winning_outcomes(paytable, code):
-            if outcome != first.outcome:
-                by_outcome.setdefault(outcome, []).append(code)
+        others = [o for o in winning_outcomes(paytable, code) if o != first.outcome]
+        for outcome in _spread(others, REPLAYS):
+            by_outcome.setdefault(outcome, []).append(code)
     for outcome, codes in by_outcome.items():
         for start in range(0, len(codes), most):
             slip = [c for c in codes[start : start + most] if c in left]
+            if slip and len(slip) > budget:  # its losses are not funded: left unplayed
+                for code in slip:
+                    unplayed[code] += 1
+                continue
             if not slip:
                 continue
             missed = {m.code: m for m in _judge(play, slip, outcome, stake)}
+            budget -= sum(1 for m in missed.values() if not m.refused)
             for code in slip:
                 if code not in missed:  # it won here: its losses are the target's to judge
                     left.pop(code)
@@ -155,7 +195,10 @@ def never_won(
                     unplayed[code] += 1
                 else:
                     lost_on[code] += 1
-    return [NeverWon(m, lost_on[c], unplayed[c]) for c, m in left.items()]
+    return [
+        NeverWon(m, lost_on[c], len(winning_outcomes(paytable, c)), unplayed[c])
+        for c, m in left.items()
+    ]
 
 
 def takes_unknown_codes(paytable: Paytable, play: Play, stake: Decimal) -> bool:
@@ -175,30 +218,31 @@ def held_selections(
     probe_command: str,
 ) -> dict[str, str]:
     """The codes a run must hold back, each with its reason ("mapping or target: ..."): one
-    refused on an outcome where it must win, and one that loses on every such outcome where
-    the target takes codes it cannot know. A code the target knows (it refuses unknown ones)
-    and never pays is not held: its payouts are the target's, judged by the run."""
+    refused on an outcome where it must win, and one that loses on every such outcome played
+    where the target takes codes it cannot know. A code the target knows (it refuses unknown
+    ones) and never pays is not held: its payouts are the target's, judged by the run."""
     missed = missed_wins(paytable, codes, play, stake, most)
     if not missed:
         return {}
     held = {}
-    tell = f"`{probe_command}` tells which"
+    tell = (
+        "to tell which, compare it with the vendor's codes and try the mapping again with "
+        f"`{probe_command}`"
+    )
     for m in missed:
         if m.refused:
             held[m.code] = (
                 f"mapping or target: the code {m.code} (sent as {sent_as(m.code)}) was "
-                f"refused on {shown(m.outcome)}, where it must be taken and win ({m.said}); "
-                f"a mistyped code in the mapping, or a bet the target refuses: {tell}"
+                f"refused on {shown(m.outcome)}, where it must be taken and win ({m.said}): "
+                f"a mistyped code in the mapping, or a bet the target refuses; {tell}"
             )
     never = never_won(paytable, [m for m in missed if not m.refused], play, stake, most)
     if never and takes_unknown_codes(paytable, play, stake):
         for n in never:
-            m, played = n.first, n.lost_on + n.unplayed
-            of = f"all {played}" if not n.unplayed else f"{n.lost_on} of the {played} played"
+            m = n.first
             held[m.code] = (
                 f"mapping or target: the code {m.code} (sent as {sent_as(m.code)}) never won: "
-                f"it lost on {of} outcomes where it must win (on {shown(m.outcome)}: "
-                f"{m.said}), and the target takes codes it cannot know, so a mistyped code is "
-                f"answered so too; {tell}"
+                f"{n.said()} (on {shown(m.outcome)}: {m.said}), and the target takes codes it "
+                f"cannot know, so a mistyped code is answered so too; {tell}"
             )
     return held

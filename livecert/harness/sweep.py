@@ -84,6 +84,14 @@ def offered_codes(adapter: TargetAdapter, paytable: Paytable) -> list[str]:
     return [c for c in codes if offers(paytable.game, c)] if offers else codes
 
 
+def held_back(adapter: TargetAdapter, game: str) -> list[str]:
+    """The selections of `game` the run holds back as "mapping or target" (a mapping's codes
+    refused or never won in the run's first moments): not offered, and not measured."""
+    tables = getattr(getattr(adapter, "mapping", None), "selections", None) or {}
+    table = tables.get(game)
+    return sorted(getattr(table, "held", None) or {}) if table is not None else []
+
+
 def sweep_clauses(paytable: Paytable) -> set[str]:
     """The clauses whose selections the sweep bets on: the paytable clauses of the game, and its
     triple-loss clause (Sic Bo's SB-PAY-16), whose selections are those that lose on a triple."""
@@ -129,11 +137,17 @@ def swept_codes(
 def clauses_not_offered(adapter: TargetAdapter, paytable: Paytable) -> dict[str, str]:
     """Clauses none of whose selections the target offers, with the reason: not testable."""
     offered = set(offered_codes(adapter, paytable))
+    held = set(held_back(adapter, paytable.game))
     by_clause: dict[str, list[str]] = {}
     for s in paytable.selections:
         by_clause.setdefault(s.clause, []).append(s.code)
     return {
-        clause: f"not testable on this target: it does not offer {', '.join(codes)}"
+        clause: (
+            f"not testable: the run held back {', '.join(sorted(held & set(codes)))} "
+            "(mapping or target: the code never won where it must)"
+            if held & set(codes)
+            else f"not testable on this target: it does not offer {', '.join(codes)}"
+        )
         for clause, codes in by_clause.items()
         if not offered & set(codes)
     }
