@@ -197,6 +197,7 @@ def _rtp_scene(declared: dict[str, Decimal]) -> SimpleNamespace:
     clauses = ("SB-RTP-01", RTP_DUTY)
     return SimpleNamespace(
         game="sicbo",
+        adapter=SimpleNamespace(),  # no mapping's selections: none held back
         target=SimpleNamespace(info=info, declared=Declarations(None)),  # nothing unread
         checks=CheckLedger(clauses),
         unproven={},
