@@ -25,7 +25,7 @@ from livecert.fairness.battery import (
 )
 from livecert.fairness.history import History
 from livecert.fairness.power import noncentrality_needed, power_of
-from livecert.fairness.stat_tests import StatTest, chi_square, ljung_box, pool_cells, runs
+from livecert.fairness.stat_tests import StatTest, chi_square, ljung_box, pool_cells, runs, serial
 
 # Ways to roll each total 3..18 with three dice, counted by hand (1 way to make 3: 1-1-1; 3 ways
 # to make 4: 1-1-2 in three orders; ... 27 ways each to make 10 and 11).
@@ -282,7 +282,9 @@ def test_fewer_than_10000_rounds_pass_nothing_but_a_bias_found_still_fails() -> 
 
 def test_the_analysis_names_the_correction_and_the_duties() -> None:
     analysis = analyse(history(fair_dice(np.random.default_rng(11), 10_000), "sicbo"), 0.01)
-    assert analysis["correction"].startswith("Holm's step-down method over the 12 tests")
+    # counted by hand: each die's faces, all faces, totals, triples (6); the three pairs of dice,
+    # each die against itself one roll later, two runs tests, Ljung-Box (9)
+    assert analysis["correction"].startswith("Holm's step-down method over the 15 tests")
     assert {d: v["status"] for d, v in analysis["duties"].items()} == {
         DISTRIBUTION: "passed",
         INDEPENDENCE: "passed",
@@ -327,6 +329,31 @@ def test_the_stated_smallest_bias_is_found_with_90_percent_power_in_simulation(g
     power = power_of(game, True, 10_000, tests)
     rate = detection_rate(game, 10_000, power.bias, power.level)
     assert abs(rate - 0.9) <= MARGIN, (game, power.bias, rate)
+
+
+def copying(rng: np.random.Generator, n: int, share: float, faces: int) -> np.ndarray:
+    """One position that copies its own last value in `share` of rounds, otherwise fair."""
+    values = rng.integers(1, faces + 1, size=n)
+    again = rng.random(n) < share
+    for i in range(1, n):
+        if again[i]:
+            values[i] = values[i - 1]
+    return values
+
+
+@pytest.mark.parametrize(("game", "faces"), [("sicbo", 6), ("xocdia", 2)])
+def test_the_stated_serial_power_holds_in_simulation(game: str, faces: int) -> None:
+    """The share of copied rounds the power statement names is found by the position's own
+    serial test (at the statement's level) in 90% of simulated histories."""
+    power = power_of(game, True, 10_000, 15)
+    assert power.repeat is not None
+    rng, found = np.random.default_rng(2027), 0
+    for _ in range(SIMULATIONS):
+        values = copying(rng, 10_000, power.repeat, faces)
+        test = serial("s", INDEPENDENCE, "p", values, np.zeros(10_000, np.int32), faces)
+        found += test.p_value < power.level
+    assert abs(found / SIMULATIONS - 0.9) <= MARGIN, (game, power.repeat, found)
+    assert f" in {power.repeat:.1%} of rounds or more (otherwise fair)" in power.statement()
 
 
 def test_the_rounds_a_lab_needs_for_a_named_bias_find_it_with_90_percent_power() -> None:
@@ -377,6 +404,38 @@ def test_a_token_that_copies_another_fails_independence() -> None:
     copy = np.random.default_rng(9).random(10_000) < 0.1
     red[copy, 1] = red[copy, 0]  # token 2 lands as token 1 one round in ten
     assert failed_duties(history(red, "xocdia")) == {INDEPENDENCE}
+
+
+def tilted_bowl(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Each round the bowl leans red or white with equal odds (a token red at 0.63 or 0.43):
+    P(red) = 0.53, and the tokens of a round depend on each other."""
+    lean = np.where(rng.random(n) < 0.5, 0.63, 0.43)
+    return (rng.random((n, 4)) < lean[:, None]).astype(np.int8)
+
+
+def test_a_tilted_bowl_fails_the_distribution_on_each_tokens_own_test() -> None:
+    """The tokens of a round depend on each other (REG-FAIR-02 fails), so the red count cannot
+    judge REG-FAIR-01; each token's own test still can, and it finds P(red) = 0.53. Before,
+    REG-FAIR-01 came out not tested: the exemption of one position's tests never applied."""
+    for seed in range(3):
+        found = history(tilted_bowl(np.random.default_rng(seed), 10_000), "xocdia")
+        verdicts = judge(found, run_battery(found))
+        assert verdicts[DISTRIBUTION].status == "failed", seed
+        assert all(t.startswith("token ") for t in verdicts[DISTRIBUTION].failed_tests), seed
+
+
+def test_a_die_that_copies_its_own_last_face_fails_independence() -> None:
+    """Die 1 shows the previous roll's die 1 again in 8% of rolls, otherwise fair: the totals'
+    serial correlation hardly sees it; die 1's own serial test does."""
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        dice = fair_dice(rng, 10_000)
+        dice[:, 0] = copying(rng, 10_000, 0.08, 6)
+        verdicts = judge(history(dice, "sicbo"), run_battery(history(dice, "sicbo")))
+        assert verdicts[INDEPENDENCE].status == "failed", seed
+        assert "die 1 against itself one roll later (the whole history)" in (
+            verdicts[INDEPENDENCE].failed_tests
+        )
 
 
 def test_rounds_that_depend_on_earlier_ones_leave_the_distribution_not_tested() -> None:

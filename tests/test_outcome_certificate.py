@@ -149,6 +149,8 @@ def test_outcomes_writes_the_analysis_and_exits_by_the_duties(tmp_path: Path) ->
         (tmp_path / "o" / "outcome-analysis-sicbo-h.json").read_text(encoding="utf-8")
     )
     assert saved["rounds_tested"] == 10_000 and saved["power"]["detect"] == 0.02
+    chart = tmp_path / "o" / "outcome-analysis-sicbo-h.png"  # the certificate's chart, too
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     short = tmp_path / "short.csv"
     short.write_text("\n".join(lines[:2001]) + "\n", encoding="utf-8")
     assert (

@@ -29,7 +29,7 @@ HISTORY_CAPABILITY = "round-history"
 PAGE_SIZE = 1000
 MAX_PAGES = 5_000  # 5 million rounds at most: pages that never end are the target's fault
 OUTCOMES_FOLDER = "outcomes"  # in a certify report
-ANALYSIS_NAME = "outcome-analysis-{game}-{source}"  # .json and .txt, one per history
+ANALYSIS_NAME = "outcome-analysis-{game}-{source}"  # .json, .txt (and .png), one per history
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -175,6 +175,20 @@ def write_analysis(folder: Path, analysis: dict[str, Any]) -> list[Path]:
     data.write_text(json.dumps(analysis, indent=2) + "\n", encoding="utf-8")
     text.write_text(fairness.as_text(analysis), encoding="utf-8")
     return [data, text]
+
+
+def write_chart(folder: Path, analysis: dict[str, Any]) -> Path | None:
+    """The analysis in a picture (the certificate's outcome chart), beside its JSON and text:
+    `livecert outcomes` only (certify draws it among the report's charts)."""
+    from livecert.report.outcome_charts import outcome_chart  # matplotlib: only when drawn
+
+    chart = outcome_chart(analysis)
+    if chart is None:
+        return None
+    name = ANALYSIS_NAME.format(game=analysis["game"], source=analysis["name"])
+    path = folder / f"{name}.png"
+    path.write_bytes(chart.png)
+    return path
 
 
 def histories_given(paths: list[Path]) -> list[tuple[str, list[Row]]]:

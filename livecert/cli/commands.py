@@ -480,12 +480,15 @@ def run_load(args: argparse.Namespace, argv: list[str]) -> int:
 
 
 def run_outcomes(args: argparse.Namespace, argv: list[str]) -> int:
+    from pathlib import Path
+
     from livecert.certify.outcomes import (
         AdapterOptions,
         harness_round_ids,
         histories_given,
         history_source_problem,
         outcome_records,
+        write_chart,
     )
     from livecert.certify.runner import Bounds
     from livecert.fairness import HistoryError, as_text
@@ -528,6 +531,7 @@ def run_outcomes(args: argparse.Namespace, argv: list[str]) -> int:
     analyses = [r["analysis"] for r in records if r["type"] == "outcome_analysis"]
     for analysis in analyses:
         print(as_text(analysis))
+        write_chart(Path(args.report_dir), analysis)
     if analyses:
         print(f"written: {args.report_dir}/")
     if problems and not analyses:

@@ -56,6 +56,7 @@ def analyse(history: History, detect: float | None = None) -> dict[str, Any]:
             "level": power.level,
             "detect": power.detect,
             "rounds_needed": power.rounds_needed,
+            "repeat": power.repeat,
         },
     }
 

@@ -16,7 +16,14 @@ from itertools import product
 import numpy as np
 
 from livecert.fairness.history import History
-from livecert.fairness.stat_tests import StatTest, chi_square, contingency, ljung_box, runs
+from livecert.fairness.stat_tests import (
+    StatTest,
+    chi_square,
+    contingency,
+    ljung_box,
+    runs,
+    serial,
+)
 
 DISTRIBUTION, INDEPENDENCE = "REG-FAIR-01", "REG-FAIR-02"
 DUTIES = (DISTRIBUTION, INDEPENDENCE)
@@ -69,16 +76,16 @@ def sicbo_tests(history: History, part: str) -> list[StatTest]:
     tests: list[StatTest] = []
     if history.in_order:
         for position in range(3):
-            tests.append(
-                chi_square(
-                    f"faces of die {position + 1}",
-                    DISTRIBUTION,
-                    part,
-                    _faces(dice[:, [position]]),
-                    np.full(6, 1 / 6),
-                    FACE_LABELS,
-                )
+            own = chi_square(
+                f"faces of die {position + 1}",
+                DISTRIBUTION,
+                part,
+                _faces(dice[:, [position]]),
+                np.full(6, 1 / 6),
+                FACE_LABELS,
             )
+            own.one_position = True  # judges the distribution when the dice depend on each other
+            tests.append(own)
     tests.append(
         chi_square(
             "faces of all dice pooled",
@@ -114,6 +121,16 @@ def sicbo_tests(history: History, part: str) -> list[StatTest]:
                     part,
                     dice[:, a],
                     dice[:, b],
+                )
+            )
+        for position in range(3):
+            tests.append(
+                serial(
+                    f"die {position + 1} against itself one roll later",
+                    INDEPENDENCE,
+                    part,
+                    dice[:, position],
+                    stretches,
                 )
             )
     else:
@@ -155,16 +172,16 @@ def xocdia_tests(history: History, part: str) -> list[StatTest]:
     if history.in_order:
         for position in range(4):
             reds = int(tokens[:, position].sum())
-            tests.append(
-                chi_square(
-                    f"token {position + 1} red or white",
-                    DISTRIBUTION,
-                    part,
-                    np.array([reds, len(tokens) - reds]),
-                    np.array([0.5, 0.5]),
-                    ["red", "white"],
-                )
+            own = chi_square(
+                f"token {position + 1} red or white",
+                DISTRIBUTION,
+                part,
+                np.array([reds, len(tokens) - reds]),
+                np.array([0.5, 0.5]),
+                ["red", "white"],
             )
+            own.one_position = True  # judges the distribution when the tokens depend on each other
+            tests.append(own)
     if history.in_order:
         for a, b in ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)):
             tests.append(
@@ -174,6 +191,17 @@ def xocdia_tests(history: History, part: str) -> list[StatTest]:
                     part,
                     tokens[:, a] + 1,
                     tokens[:, b] + 1,
+                    2,
+                )
+            )
+        for position in range(4):
+            tests.append(
+                serial(
+                    f"token {position + 1} against itself one round later",
+                    INDEPENDENCE,
+                    part,
+                    tokens[:, position] + 1,
+                    stretches,
                     2,
                 )
             )
@@ -229,7 +257,8 @@ def rounds_per_part(history: History) -> dict[str, int]:
     }
 
 
-ACROSS_ROUNDS = ("runs", "Ljung-Box")  # the methods that look at rounds one after another
+# the methods that look at rounds one after another
+ACROSS_ROUNDS = ("runs", "Ljung-Box", "serial contingency")
 
 
 def _not_run(tests: list[StatTest]) -> list[str]:

@@ -39,6 +39,12 @@ SHIFT = {
 DF = {("sicbo", True): 5, ("sicbo", False): 5, ("xocdia", True): 1, ("xocdia", False): 4}
 COUNTED = {("sicbo", True): 1, ("sicbo", False): 3, ("xocdia", True): 1, ("xocdia", False): 1}
 FAIR = {"sicbo": 1 / 6, "xocdia": 1 / 2}
+# the serial test of one position (a die or a token against itself one round later), for one
+# that copies its own last value in a share r of rounds and is otherwise fair: noncentrality
+# pairs * SERIAL_SHIFT * r^2 (a die's 6 x 6 table: the diagonal +5r/36, the rest -r/36 each,
+# over 1/36: 5 r^2; a token's 2 x 2: r^2), on (faces - 1)^2 degrees of freedom
+SERIAL_SHIFT = {"sicbo": 5.0, "xocdia": 1.0}
+SERIAL_DF = {"sicbo": 25, "xocdia": 1}
 
 
 def noncentrality_needed(df: int, level: float, power: float = POWER) -> float:
@@ -58,6 +64,7 @@ class Power:
     detect: float | None = None  # the bias a lab named (--detect)
     rounds_needed: int | None = None
     parts: int = 1  # each part is tested on its own: `rounds` is the smallest part's
+    repeat: float | None = None  # the smallest share of copied rounds the serial test finds
 
     @property
     def probability(self) -> float | None:
@@ -84,6 +91,16 @@ class Power:
                 f"{self.probability:.4f} or more (fair {fair}) would be found with "
                 f"{POWER:.0%} power ({how}, at {self.level:.2g}: 0.01 over the "
                 f"{self.tests} tests, a bound below Holm's power)."
+            )
+        if self.repeat is not None:
+            thing = (
+                "A die that shows its last roll's face again"
+                if self.game == "sicbo"
+                else "A token that lands as it did the round before"
+            )
+            lines.append(
+                f"{thing} in {self.repeat:.1%} of rounds or more (otherwise fair) would be found "
+                f"with {POWER:.0%} power (its own serial test, lag 1, at {self.level:.2g})."
             )
         if self.detect is not None and self.rounds_needed is not None:
             lines.append(
@@ -112,4 +129,8 @@ def power_of(
     rounds_needed = None
     if detect is not None:
         rounds_needed = int(np.ceil(needed / (SHIFT[key] * counted * detect * detect)))
-    return Power(game, in_order, rounds, tests, level, bias, detect, rounds_needed, parts)
+    repeat = None
+    if in_order and rounds > 1:
+        serial_needed = noncentrality_needed(SERIAL_DF[game], level)
+        repeat = sqrt(serial_needed / (SERIAL_SHIFT[game] * (rounds - 1)))
+    return Power(game, in_order, rounds, tests, level, bias, detect, rounds_needed, parts, repeat)

@@ -174,3 +174,17 @@ def ljung_box(
     result.labels = [f"lag {k}" for k in range(1, lags + 1)]
     result.note = "lag 1 correlation " + f"{correlations[0]:+.4f}"
     return result
+
+
+def serial(
+    name: str, duty: str, part: str, series: np.ndarray, stretches: np.ndarray, faces: int = 6
+) -> StatTest:
+    """One die's (or one token's) value against its own value one round later (lag 1): a
+    faces x faces table of consecutive pairs within a stretch (none across a change of shaker or
+    dealer), chi-square on its margins. A die that shows its last face again more often than
+    chance fills the diagonal; the totals' serial correlation cannot see it (a repeated face
+    moves a total by a third)."""
+    same = stretches[1:] == stretches[:-1]
+    result = contingency(name, duty, part, series[:-1][same], series[1:][same], faces)
+    result.method = "serial contingency"
+    return result
