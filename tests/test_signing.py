@@ -254,3 +254,28 @@ def test_a_link_added_to_a_signed_report_fails_it(signed, tmp_path: Path) -> Non
     (folder / "addendum").symlink_to(elsewhere, target_is_directory=True)
     found = verify_report(folder, serialization.load_pem_public_key(public.read_bytes()))
     assert found.problems == ["a link, not a file of the report: addendum"]
+
+
+def test_without_a_key_the_files_are_checked_against_the_manifest_and_it_says_so(
+    signed, tmp_path: Path
+) -> None:
+    """Integrity needs no key: a signed report is intact, and the signature is said not
+    checked; an unsigned one is intact and said unsigned; one changed byte fails, naming the
+    file."""
+    folder, _ = signed
+    result = run_cli("verify", str(folder))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"intact: every file of {folder} matches its manifest" in result.stdout
+    assert "carries a signature (manifest.sig), not checked" in result.stdout
+    unsigned = _report(tmp_path / "unsigned")
+    result = run_cli("verify", str(unsigned))
+    assert result.returncode == 0 and "it is not signed" in result.stdout, result.stdout
+    (unsigned / "certificate.pdf").write_bytes(bytes(range(255)))
+    result = run_cli("verify", str(unsigned))
+    assert result.returncode == 1
+    assert "changed since the run: certificate.pdf" in result.stdout
+    assert "NOT intact" in result.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_cli("verify", str(empty))
+    assert result.returncode == 1 and "not a livecert report" in result.stdout

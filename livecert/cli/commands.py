@@ -404,11 +404,35 @@ def run_sign(args: argparse.Namespace, argv: list[str]) -> int:
 
 
 def run_verify(args: argparse.Namespace, argv: list[str]) -> int:
-    from livecert.report.signing import SigningError, load_public_key, outside, verify_report
+    from livecert.report.signing import (
+        SigningError,
+        load_public_key,
+        outside,
+        verify_integrity,
+        verify_report,
+    )
     from livecert.target_text import terminal_lines
 
     if not args.folder.is_dir():
         return _usage("verify", f"{args.folder} is not a report folder")
+    if args.public_key is None:
+        problems, signed = verify_integrity(args.folder)
+        if problems:
+            lines = [f"NOT intact: {args.folder}", *(f"  {p}" for p in problems)]
+            print(terminal_lines(lines))
+            return 1
+        who = (
+            "it carries a signature (manifest.sig), not checked: give --public-key with the "
+            "signer's key to check who signed it"
+            if signed
+            else "it is not signed: nothing says who made it"
+        )
+        print(
+            terminal_lines(
+                [f"intact: every file of {args.folder} matches its manifest", f"  {who}"]
+            )
+        )
+        return 0
     if not outside(args.folder, args.public_key):
         return _usage(
             "verify",

@@ -139,15 +139,17 @@ def sign_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def verify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     verify = sub.add_parser(
         "verify",
-        help="check a signed report against a public key you trust",
-        description="Check a report's manifest.sig with a public key the reader trusts (PEM, or "
-        "an OpenSSH .pub line; never a key inside the report), then every file against the "
-        "manifest: a changed, missing or added file fails. Exit status: 0 verified, 1 not, 3 a "
-        "usage error.",
+        help="check a report's files against its manifest, and its signature with a key",
+        description="Check every file of a report against its manifest (integrity: a changed, "
+        "missing or added file fails) and, with --public-key, first the manifest's signature "
+        "(manifest.sig) with a key the reader trusts (PEM, or an OpenSSH .pub line; never a "
+        "key inside the report). It says which it checked: without a key, who signed is not "
+        "checked. Exit status: 0 verified, 1 not, 3 a usage error.",
     )
-    verify.add_argument("folder", type=Path, metavar="REPORT", help="a signed report folder")
+    verify.add_argument("folder", type=Path, metavar="REPORT", help="a report folder")
     verify.add_argument(
-        "--public-key", type=Path, required=True, metavar="KEY",
-        help="the signer's Ed25519 public key, from outside the report",
+        "--public-key", type=Path, default=None, metavar="KEY",
+        help="the signer's Ed25519 public key, from outside the report (without it, only the "
+        "files are checked against the manifest)",
     )  # fmt: skip
     return verify

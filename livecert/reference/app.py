@@ -49,8 +49,18 @@ async def read_slip_leniently(request: Request, faults: frozenset[str]) -> Any:
     return body
 
 
+def _one_header(request: Request, name: str) -> str | None:
+    """The request's `name` header, sent at most once: two credentials (or two keys) in one
+    request leave which of them acts to the server's parser, so neither is taken."""
+    values = request.headers.getlist(name)
+    if len(values) > 1:
+        message = f"the request carries {len(values)} {name} headers: send one"
+        raise unauthorized(message) if name == "Authorization" else validation(message)
+    return values[0] if values else None
+
+
 def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization")
+    header = _one_header(request, "Authorization")
     if not header:
         return None
     scheme, _, token = header.partition(" ")
@@ -249,7 +259,7 @@ def create_app(config: Config | None = None) -> FastAPI:
             # FAULT empty-or-garbled-slip-accepted: nothing placed, answered as if accepted
             balance = service.get_player(ident)["balance"]
             return ok({"bets": [], "balance": balance}, 201)
-        key = request.headers.get("idempotency-key")
+        key = _one_header(request, "Idempotency-Key")
         late = [] if "idempotency-key-recorded-late" in config.faults else None
         if late is not None:
             # FAULT idempotency-key-recorded-late: the slip is placed at once, its key recorded

@@ -192,6 +192,14 @@ def _declared_signer_problem(folder: Path, key: Ed25519PrivateKey, signed_by: st
     return None
 
 
+def verify_integrity(folder: Path) -> tuple[list[str], bool]:
+    """The files of `folder` against its manifest, without a key: the problems (none: intact)
+    and whether the report carries a signature (not checked here: who signed needs the key)."""
+    if not (folder / MANIFEST).is_file():
+        return [f"missing: {MANIFEST}: the folder is not a livecert report"], False
+    return manifest_problems(folder), (folder / SIGNATURE).is_file()
+
+
 def verify_report(folder: Path, key: Ed25519PublicKey) -> Verification:
     """Check `manifest.sig` with `key`, then the manifest against every file of `folder`."""
     trusted = fingerprint(key)

@@ -251,3 +251,23 @@ def test_the_lax_body_reader_fault_books_what_the_strict_reader_refuses(make_app
     assert casino.balance(player) == "97.00"
     deep = BAD_SLIPS["nested 30,000 deep, under the size"][0]
     assert _slip(api, round_id, player, deep)().status_code == 422
+
+
+def test_a_credential_or_a_key_sent_twice_is_refused_and_charges_nothing(
+    api: ContractClient, casino: Casino, round_and_player: tuple[str, dict[str, str]]
+) -> None:
+    """Two Authorization headers (two players' tokens) or two Idempotency-Key headers in one
+    slip: before, one of them was charged, whichever the parser kept; now neither acts."""
+    round_id, player = round_and_player
+    _other_id, other = casino.player("100.00")
+    bets = f"/v1/rounds/{round_id}/bets"
+    two_players = [
+        ("Authorization", player["Authorization"]),
+        ("Authorization", other["Authorization"]),
+        ("Content-Type", "application/json"),
+    ]
+    refused(api, lambda: api.post(bets, content=SLIP, headers=two_players), 401, "UNAUTHORIZED")
+    two_keys = [*two_players[::2], ("Idempotency-Key", "k-1"), ("Idempotency-Key", "k-2")]
+    refused(api, lambda: api.post(bets, content=SLIP, headers=two_keys), 422, "VALIDATION")
+    answer = api.post(bets, content=SLIP, headers=[*two_keys[:3]])  # one of each: placed
+    assert answer.status_code == 201, answer.text
