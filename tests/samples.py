@@ -55,11 +55,13 @@ def broke(count: int = 1, held_too: int = 0) -> dict:
 
 def scenario(name: str, clauses: list[str], outcome: str = "passed", **extra) -> dict:
     """A run record's line for one Sic Bo scenario. Unless `checks` is given: a passed scenario
-    held one check per tag (and an identity check, CONTRACT-03); a failed one failed a check on
-    each of its `failed_clauses` (all its tags when none are named) and judged nothing else."""
+    held one check per tag (and the contract's: an answer validated, CONTRACT-01 and 02, and
+    an identity check, CONTRACT-03); a failed one failed a check on each of its
+    `failed_clauses` (all its tags when none are named) and judged nothing else."""
     if "checks" not in extra:
         if outcome == "passed":
-            extra["checks"] = {c: held() for c in [*clauses, "CONTRACT-03"]}
+            contract = ["CONTRACT-01", "CONTRACT-02", "CONTRACT-03"]
+            extra["checks"] = {c: held() for c in [*clauses, *contract]}
         elif outcome == "failed" and not extra.get("contract_violation"):
             extra["checks"] = {c: broke() for c in extra.get("failed_clauses") or clauses}
         else:

@@ -386,3 +386,24 @@ def test_declared_limits_never_proven_leave_the_verdict_incomplete() -> None:
     cert = _limits_skipped(declared)
     assert cert["clauses"]["REG-LIMIT-01"]["status"] == "not-tested"
     assert cert["verdict"] == "incomplete"
+
+
+def test_the_contract_clauses_pass_only_by_answers_validated() -> None:
+    """CONTRACT-01 and CONTRACT-02 passed on "0 ran, 0 held" before: every scenario that met
+    the target counted. Each answer validated is now a check; scenarios that validated none
+    prove nothing of the contract."""
+    unchecked = [
+        TARGET,
+        *(scenario(f"proves {c}", [c], checks={c: held()}) for c in IN_SCOPE["sicbo"]),
+    ]
+    rows = certify(unchecked)["clauses"]
+    for clause in ("CONTRACT-01", "CONTRACT-02"):
+        assert rows[clause]["status"] == "not-tested", rows[clause]
+        assert rows[clause]["checks"]["ran"] == 0
+    validated = [
+        *unchecked,
+        scenario("answers", ["SB-PAY-01"], checks={"CONTRACT-01": held(7), "CONTRACT-02": held(5)}),
+    ]
+    rows = certify(validated)["clauses"]
+    assert rows["CONTRACT-01"]["status"] == rows["CONTRACT-02"]["status"] == "passed"
+    assert (rows["CONTRACT-01"]["checks"]["ran"], rows["CONTRACT-02"]["checks"]["held"]) == (7, 5)

@@ -88,3 +88,18 @@ def test_info_money_as_numbers_fails_contract_02_alone(tmp_path: Path) -> None:
     assert "CONTRACT-02" in json.dumps(limit_row), limit_row
     violation = cert["contract_violations"][0]
     assert violation["clause"] == "CONTRACT-02" and "max_rtp" in violation["message"]
+
+
+def test_a_clean_run_counts_each_answer_validated_as_a_contract_check(tmp_path: Path) -> None:
+    """Every answer's status is checked (CONTRACT-01); a body where the contract gives its
+    answer a schema (CONTRACT-02): both pass on the checks that ran, as many as held."""
+    with EmbeddedServer() as server:
+        status, cert, output = certify_through(
+            tmp_path, server.url, server, "xocdia", "CONTRACT-01,CONTRACT-02,XD-PAY-06"
+        )
+    assert (status, cert["verdict"]) == (0, "compliant"), output[-3000:]
+    status_checks = cert["clauses"]["CONTRACT-01"]["checks"]
+    body_checks = cert["clauses"]["CONTRACT-02"]["checks"]
+    assert status_checks["ran"] == status_checks["held"] > 0, status_checks
+    assert body_checks["ran"] == body_checks["held"] > 0, body_checks
+    assert status_checks["ran"] >= body_checks["ran"]  # every answer has a status

@@ -8,7 +8,9 @@ exchange recorded and every answer validated against the contract.
 import copy
 import json
 import os
+import threading
 import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
@@ -96,6 +98,17 @@ class HttpAdapter:
         ca_bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
         if ca_bundle:
             self._session.verify = ca_bundle
+        # the answers checked against the contract and found as it promises, per clause, since
+        # the last `take_contract_checks` (a scenario's: the certificate counts them)
+        self._contract_checks: Counter[str] = Counter()
+        self._contract_lock = threading.Lock()  # a scenario's sessions answer at once
+
+    def take_contract_checks(self) -> dict[str, int]:
+        """The answers validated and held since the last call, per contract clause."""
+        with self._contract_lock:
+            taken = dict(self._contract_checks)
+            self._contract_checks.clear()
+        return taken
 
     # -- transport -------------------------------------------------------------------------------
 
@@ -192,7 +205,9 @@ class HttpAdapter:
                 first,
                 text[:300],
             ) from None
-        self.contract.check_response(method, path, status, parsed)
+        held = self.contract.check_response(method, path, status, parsed)
+        with self._contract_lock:
+            self._contract_checks.update(held)
         if status >= 400:
             error = parsed.get("error", {}) if isinstance(parsed, dict) else {}
             code, message = str(error.get("code")), str(error.get("message"))

@@ -93,8 +93,10 @@ class Contract:
             )
         return self._validators[ref]
 
-    def check_response(self, method: str, path: str, status: int, body: Any) -> None:
-        """Raise ContractViolation when `body` is not what the contract promises for `status`."""
+    def check_response(self, method: str, path: str, status: int, body: Any) -> tuple[str, ...]:
+        """Raise ContractViolation when `body` is not what the contract promises for `status`;
+        else the clauses the answer was checked for and held: its status (CONTRACT-01), and
+        its body where the contract gives that answer a schema (CONTRACT-02)."""
         op = self.operation(method, path)
         if op is None:
             raise ContractViolation(
@@ -109,10 +111,11 @@ class Contract:
             )
         ref = self._response_schema_ref(op, status)
         if not ref:
-            return
+            return (CONTRACT_STATUS,)
         problem = _problem(self._validator(ref), body)
         if problem is not None:
             raise ContractViolation(op.operation_id, status, problem)
+        return (CONTRACT_STATUS, CONTRACT_BODY)
 
     def body_problems(
         self, method: str, path: str, status: int, body: Any

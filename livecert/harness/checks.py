@@ -85,6 +85,15 @@ class CheckLedger:
                 if tally.sample is None:
                     tally.sample = what[:EVIDENCE_LIMIT]
 
+    def held_times(self, clauses: Iterable[str], count: int, what: str) -> None:
+        """`count` checks for `clauses` ran and held (the answers a scenario validated)."""
+        with self._lock:
+            for tally in self._tallies(clauses, failed=False) if count > 0 else []:
+                tally.ran += count
+                tally.held += count
+                if tally.sample is None:
+                    tally.sample = what[:EVIDENCE_LIMIT]
+
     def failed(
         self, clauses: Iterable[str], evidence: str, judge_untagged: bool = False
     ) -> ClauseFailure:
