@@ -14,7 +14,8 @@ would say the stated rate does not hold.
 Besides the shaker's faults, two devices are drawn here (`--model`), as numpy models written to
 the same CSV the shaker writes: a tilted bowl (each round it leans red or white with equal odds,
 a token landing red with 0.63 or 0.43: P(red) = 0.53, and the tokens of a round depend on each
-other), and a die 1 that shows the previous roll's die 1 again in 8% of rolls (otherwise fair).
+other), and a die 1 that copies the previous roll's die 1 in 8% of rolls, otherwise fair (so it
+repeats its face in 23% of rolls, against 1/6).
 """
 
 import argparse

@@ -407,3 +407,35 @@ def test_the_contract_clauses_pass_only_by_answers_validated() -> None:
     rows = certify(validated)["clauses"]
     assert rows["CONTRACT-01"]["status"] == rows["CONTRACT-02"]["status"] == "passed"
     assert (rows["CONTRACT-01"]["checks"]["ran"], rows["CONTRACT-02"]["checks"]["held"]) == (7, 5)
+
+
+def test_an_answer_that_broke_the_contract_fails_it_even_where_a_step_caught_it() -> None:
+    """A step that takes an answer as a refusal swallows its ContractViolation; the exchange
+    still says it broke the contract, so it is a failed check, and the clause fails though
+    the scenario passed and its other answers held."""
+    from livecert.adapters.evidence import Exchange
+    from livecert.harness.checks import CheckLedger
+    from livecert.suite.fixtures.contract_checks import book_contract_checks
+
+    def answer(contract: dict) -> Exchange:
+        exchange = Exchange(1, "place bets", "player", "POST", "u", None, 201, "{}", 1.0)
+        exchange.contract = contract
+        return exchange
+
+    ledger = CheckLedger(["SB-PAY-01", "CONTRACT-01", "CONTRACT-02"])
+    book_contract_checks(
+        [
+            answer({"held": ["CONTRACT-01", "CONTRACT-02"]}),
+            answer({"held": ["CONTRACT-01", "CONTRACT-02"]}),
+            answer({"broken": "CONTRACT-02", "problem": "stake: 1 is not of type string"}),
+            answer(None),  # a mapping's exchange: nothing checked
+        ],
+        ledger,
+    )
+    checks = ledger.as_record()["clauses"]
+    assert (checks["CONTRACT-01"]["ran"], checks["CONTRACT-01"]["held"]) == (2, 2)
+    assert (checks["CONTRACT-02"]["ran"], checks["CONTRACT-02"]["held"]) == (3, 2)
+    rows = certify([*all_passing(), scenario("caught", ["SB-PAY-01"], checks=checks)])["clauses"]
+    assert rows["CONTRACT-02"]["status"] == "failed"
+    assert "stake: 1 is not of type string" in rows["CONTRACT-02"]["checks"]["first_failure"]
+    assert rows["CONTRACT-01"]["status"] == "passed"

@@ -47,6 +47,9 @@ class Exchange:
     headers: dict[str, str] | None = None  # sent headers, secrets masked (mapping adapters)
     content_type: str | None = None
     started: float = dataclasses.field(default_factory=time.time)  # when it was sent (epoch s)
+    # what checking the answer against the contract found (the canonical adapter): the clauses
+    # it held ({"held": [...]}) or the one it broke ({"broken": clause, "problem": ...})
+    contract: dict | None = None
 
     def as_curl(self) -> str:
         """The exchange as a curl command; the token comes from the role's variable. A lab's
@@ -208,6 +211,11 @@ def masked(exchange: Exchange) -> Exchange:
         headers=None
         if exchange.headers is None
         else {k: SECRETS.mask(v) or "" for k, v in exchange.headers.items()},
+        contract=None
+        if exchange.contract is None
+        else {
+            k: SECRETS.mask(v) if isinstance(v, str) else v for k, v in exchange.contract.items()
+        },
     )
 
 

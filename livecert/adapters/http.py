@@ -8,9 +8,7 @@ exchange recorded and every answer validated against the contract.
 import copy
 import json
 import os
-import threading
 import uuid
-from collections import Counter
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
@@ -41,7 +39,7 @@ from livecert.adapters.model import (
 )
 from livecert.adapters.secrets import SECRETS
 from livecert.adapters.transport import send_recorded
-from livecert.contract import Contract, load_contract
+from livecert.contract import Contract, ContractViolation, load_contract
 from livecert.rules.money import MoneyError, parse_money
 
 DEFAULT_TIMEOUT = (5.0, 30.0)  # (connect, read) seconds
@@ -98,17 +96,6 @@ class HttpAdapter:
         ca_bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
         if ca_bundle:
             self._session.verify = ca_bundle
-        # the answers checked against the contract and found as it promises, per clause, since
-        # the last `take_contract_checks` (a scenario's: the certificate counts them)
-        self._contract_checks: Counter[str] = Counter()
-        self._contract_lock = threading.Lock()  # a scenario's sessions answer at once
-
-    def take_contract_checks(self) -> dict[str, int]:
-        """The answers validated and held since the last call, per contract clause."""
-        with self._contract_lock:
-            taken = dict(self._contract_checks)
-            self._contract_checks.clear()
-        return taken
 
     # -- transport -------------------------------------------------------------------------------
 
@@ -151,7 +138,7 @@ class HttpAdapter:
 
         check_sendable(operation, request_line, url, *(params or {}).values())
         full_url = url if not params else requests.Request("GET", url, params=params).prepare().url
-        response, _ = send_recorded(
+        response, exchange = send_recorded(
             lambda deadline: self._session.request(
                 method, url, data=data, headers=headers, params=params, timeout=deadline
             ),
@@ -205,9 +192,12 @@ class HttpAdapter:
                 first,
                 text[:300],
             ) from None
-        held = self.contract.check_response(method, path, status, parsed)
-        with self._contract_lock:
-            self._contract_checks.update(held)
+        try:
+            held = self.contract.check_response(method, path, status, parsed)
+        except ContractViolation as violation:  # a check that failed, even where it is caught
+            exchange.contract = {"broken": violation.clause, "problem": str(violation)}
+            raise
+        exchange.contract = {"held": list(held)}  # the checks it made, for its scenario
         if status >= 400:
             error = parsed.get("error", {}) if isinstance(parsed, dict) else {}
             code, message = str(error.get("code")), str(error.get("message"))

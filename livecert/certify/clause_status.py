@@ -189,9 +189,14 @@ def _tally_contract(scenarios: list[dict], tally: dict[str, dict[str, Any]]) -> 
             entry["checks_held"] += check["held"]
             if check["ran"]:
                 entry["checked_in"][s["name"]] = check["ran"]
-            if s.get("contract_violation") and s.get("contract_clause", CONTRACT_BODY) == clause:
+            violated = s.get("contract_violation") and (
+                s.get("contract_clause", CONTRACT_BODY) == clause
+            )
+            if violated or check["ran"] > check["held"]:  # an answer broke it, caught or not
                 entry["scenarios"] += 1
                 entry["failed"].append(s["name"])
+                if check.get("failed") and not entry.get("first_failure"):
+                    entry["first_failure"] = check["failed"][0]
             elif s["outcome"] in ("passed", "failed") and check["held"]:
                 entry["scenarios"] += 1
                 entry["passed"] += 1

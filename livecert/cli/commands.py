@@ -422,16 +422,14 @@ def run_verify(args: argparse.Namespace, argv: list[str]) -> int:
             print(terminal_lines(lines))
             return 1
         who = (
-            "it carries a signature (manifest.sig), not checked: give --public-key with the "
-            "signer's key to check who signed it"
+            "it is signed, and its manifest is the one signed; who signed is not checked "
+            "without a key: give --public-key with the signer's key"
             if signed
-            else "it is not signed: nothing says who made it"
+            else "it is not signed: anyone can rewrite a manifest, so nothing says the files "
+            "are the run's"
         )
-        print(
-            terminal_lines(
-                [f"intact: every file of {args.folder} matches its manifest", f"  {who}"]
-            )
-        )
+        said = f"intact: every file of {args.folder} matches the report's manifest"
+        print(terminal_lines([said, f"  {who}"]))
         return 0
     if not outside(args.folder, args.public_key):
         return _usage(

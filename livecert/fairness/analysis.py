@@ -25,9 +25,12 @@ def analyse(history: History, detect: float | None = None) -> dict[str, Any]:
     verdicts = judge(history, tests)
     ran = [t for t in tests if t.ran]
     sizes = rounds_per_part(history).values()
+    serial = [t for t in tests if t.method == "serial contingency"]
+    pairs = min((t.n for t in serial), default=0) if serial and all(t.ran for t in serial) else 0
     power = power_of(
-        history.game, history.in_order, min(sizes, default=0), len(ran), detect, len(sizes)
-    )
+        history.game, history.in_order, min(sizes, default=0), len(ran), detect, len(sizes),
+        pairs or None,
+    )  # fmt: skip
     parts = []
     for index, (shaker, dealer) in enumerate(history.part_keys):
         count = int((history.parts == index).sum())

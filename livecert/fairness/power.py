@@ -93,14 +93,17 @@ class Power:
                 f"{self.tests} tests, a bound below Holm's power)."
             )
         if self.repeat is not None:
+            faces = 6 if self.game == "sicbo" else 2
+            repeats = 1 / faces + (faces - 1) * self.repeat / faces  # chance, plus the copies
             thing = (
-                "A die that shows its last roll's face again"
+                "A die that copies its last roll's face"
                 if self.game == "sicbo"
-                else "A token that lands as it did the round before"
+                else ("A token that copies its last colour")
             )
             lines.append(
-                f"{thing} in {self.repeat:.1%} of rounds or more (otherwise fair) would be found "
-                f"with {POWER:.0%} power (its own serial test, lag 1, at {self.level:.2g})."
+                f"{thing} in {self.repeat:.1%} of rounds or more, and is otherwise fair (so it "
+                f"repeats in {repeats:.1%} of rounds, not 1/{faces}), would be found with "
+                f"{POWER:.0%} power (its own serial test, lag 1, at {self.level:.2g})."
             )
         if self.detect is not None and self.rounds_needed is not None:
             lines.append(
@@ -118,9 +121,11 @@ def power_of(
     tests: int,
     detect: float | None = None,
     parts: int = 1,
+    serial_pairs: int | None = None,
 ) -> Power:
     """The power of the test that sees the model's bias best, on `rounds` (the smallest part's
-    when the history is tested in `parts`)."""
+    when the history is tested in `parts`); and, given `serial_pairs` (the fewest consecutive
+    pairs a position's serial test counted, where every one ran), the serial test's."""
     key = (game, in_order)
     level = LEVEL / max(tests, 1)
     needed = noncentrality_needed(DF[key], level)
@@ -130,7 +135,8 @@ def power_of(
     if detect is not None:
         rounds_needed = int(np.ceil(needed / (SHIFT[key] * counted * detect * detect)))
     repeat = None
-    if in_order and rounds > 1:
+    if in_order and serial_pairs:  # only where every part's serial tests ran
         serial_needed = noncentrality_needed(SERIAL_DF[game], level)
-        repeat = sqrt(serial_needed / (SERIAL_SHIFT[game] * (rounds - 1)))
+        repeat = sqrt(serial_needed / (SERIAL_SHIFT[game] * serial_pairs))
+        repeat = repeat if repeat < 1 else None  # no copying this history could show
     return Power(game, in_order, rounds, tests, level, bias, detect, rounds_needed, parts, repeat)

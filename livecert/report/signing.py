@@ -193,11 +193,23 @@ def _declared_signer_problem(folder: Path, key: Ed25519PrivateKey, signed_by: st
 
 
 def verify_integrity(folder: Path) -> tuple[list[str], bool]:
-    """The files of `folder` against its manifest, without a key: the problems (none: intact)
-    and whether the report carries a signature (not checked here: who signed needs the key)."""
+    """The files of `folder` against its manifest, without a key: the problems (none: they
+    match) and whether the report carries a signature. Who signed needs the key; but a
+    signature names the sha256 of the manifest it signed, so a manifest rewritten over changed
+    files under an old signature is caught here too."""
     if not (folder / MANIFEST).is_file():
         return [f"missing: {MANIFEST}: the folder is not a livecert report"], False
-    return manifest_problems(folder), (folder / SIGNATURE).is_file()
+    problems = manifest_problems(folder)
+    if not (folder / SIGNATURE).is_file():
+        return problems, False
+    try:
+        statement = json.loads((folder / SIGNATURE).read_text(encoding="utf-8"))
+        signed_sha = statement["signed_file_sha256"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return [*problems, f"{SIGNATURE} cannot be read as a signature: {error}"], True
+    if signed_sha != sha256_of(folder / MANIFEST):
+        problems.insert(0, f"{MANIFEST} is not the manifest that was signed")
+    return problems, True
 
 
 def verify_report(folder: Path, key: Ed25519PublicKey) -> Verification:
