@@ -17,6 +17,7 @@ from livecert.harness.findings import ClauseFailure, HarnessError
 from livecert.harness.run_record import RunRecord
 from livecert.harness.settlement_check import rows_as_table
 from livecert.harness.sweep import (
+    HELD_BACK,
     SWEEP_STAKE,
     OutcomeReport,
     SweepLedger,
@@ -291,7 +292,7 @@ def _not_swept(scene: Scene, only: list[str], what: str) -> str | None:
     if held:
         return (
             f"{what} was not measured over every selection: the run held back "
-            f"{', '.join(held)} (mapping or target: the code never won where it must)"
+            f"{', '.join(held)} ({HELD_BACK})"
         )
     return None
 

@@ -27,7 +27,7 @@ from livecert.harness.selection_trial import (
     takes_unknown_codes,
     winning_outcomes,
 )
-from livecert.harness.sweep import offered_codes
+from livecert.harness.sweep import offered_codes, selection_tables
 from livecert.rules import Paytable, expected_settlement
 from livecert.rules.conditions import Outcome
 
@@ -104,8 +104,7 @@ class PayoutProbe:
     lost: list[str] = field(default_factory=list)  # codes taken and not won where they must
 
     def vendor_code(self, code: str) -> str:
-        tables = getattr(getattr(self.adapter, "mapping", None), "selections", {}) or {}
-        table = tables.get(self.paytable.game)
+        table = selection_tables(self.adapter).get(self.paytable.game)
         return repr(table.to_vendor(code)) if table is not None else repr(code)
 
     def _round(self, slip: list, outcome: Outcome) -> RoundView | Refused:

@@ -98,7 +98,7 @@ class Power:
             thing = (
                 "A die that copies its last roll's face"
                 if self.game == "sicbo"
-                else ("A token that copies its last colour")
+                else "A token that copies its last colour"
             )
             lines.append(
                 f"{thing} in {self.repeat:.1%} of rounds or more, and is otherwise fair (so it "

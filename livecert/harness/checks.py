@@ -78,12 +78,7 @@ class CheckLedger:
 
     def held(self, clauses: Iterable[str], what: str) -> None:
         """A check for `clauses` ran and held; `what` says what it saw (kept once as a sample)."""
-        with self._lock:
-            for tally in self._tallies(clauses, failed=False):
-                tally.ran += 1
-                tally.held += 1
-                if tally.sample is None:
-                    tally.sample = what[:EVIDENCE_LIMIT]
+        self.held_times(clauses, 1, what)
 
     def held_times(self, clauses: Iterable[str], count: int, what: str) -> None:
         """`count` checks for `clauses` ran and held (the answers a scenario validated)."""

@@ -172,9 +172,10 @@ def never_won(
     left = {m.code: m for m in lost if not m.refused}
     lost_on = dict.fromkeys(left, 1)
     unplayed = dict.fromkeys(left, 0)
+    must_win = {code: winning_outcomes(paytable, code) for code in left}
     by_outcome: dict[Outcome, list[str]] = {}
     for code, first in left.items():
-        others = [o for o in winning_outcomes(paytable, code) if o != first.outcome]
+        others = [o for o in must_win[code] if o != first.outcome]
         for outcome in _spread(others, REPLAYS):
             by_outcome.setdefault(outcome, []).append(code)
     for outcome, codes in by_outcome.items():
@@ -195,10 +196,7 @@ def never_won(
                     unplayed[code] += 1
                 else:
                     lost_on[code] += 1
-    return [
-        NeverWon(m, lost_on[c], len(winning_outcomes(paytable, c)), unplayed[c])
-        for c, m in left.items()
-    ]
+    return [NeverWon(m, lost_on[c], len(must_win[c]), unplayed[c]) for c, m in left.items()]
 
 
 def takes_unknown_codes(paytable: Paytable, play: Play, stake: Decimal) -> bool:

@@ -9,6 +9,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 from livecert.adapters.base import TargetAdapter
 from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
@@ -84,11 +85,19 @@ def offered_codes(adapter: TargetAdapter, paytable: Paytable) -> list[str]:
     return [c for c in codes if offers(paytable.game, c)] if offers else codes
 
 
+HELD_BACK = "mapping or target: the code never won where it must"  # why a code is held back
+
+
+def selection_tables(adapter: object) -> dict[str, Any]:
+    """A mapping adapter's selection tables by game (our codes to the vendor's, and the codes
+    the run holds back); none for an adapter that sends our codes as they are."""
+    return getattr(getattr(adapter, "mapping", None), "selections", None) or {}
+
+
 def held_back(adapter: TargetAdapter, game: str) -> list[str]:
     """The selections of `game` the run holds back as "mapping or target" (a mapping's codes
     refused or never won in the run's first moments): not offered, and not measured."""
-    tables = getattr(getattr(adapter, "mapping", None), "selections", None) or {}
-    table = tables.get(game)
+    table = selection_tables(adapter).get(game)
     return sorted(getattr(table, "held", None) or {}) if table is not None else []
 
 
@@ -143,8 +152,7 @@ def clauses_not_offered(adapter: TargetAdapter, paytable: Paytable) -> dict[str,
         by_clause.setdefault(s.clause, []).append(s.code)
     return {
         clause: (
-            f"not testable: the run held back {', '.join(sorted(held & set(codes)))} "
-            "(mapping or target: the code never won where it must)"
+            f"not testable: the run held back {', '.join(sorted(held & set(codes)))} ({HELD_BACK})"
             if held & set(codes)
             else f"not testable on this target: it does not offer {', '.join(codes)}"
         )
