@@ -9,6 +9,7 @@ pytest_plugins = [
     "livecert.suite.fixtures.target",
     "livecert.suite.fixtures.run_end",
     "livecert.suite.fixtures.scene",
+    "livecert.suite.fixtures.allure_labels",
     "livecert.suite.fixtures.evidence",
     "livecert.suite.fixtures.live_streams",
     "livecert.suite.fixtures.memory",

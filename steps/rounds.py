@@ -42,10 +42,8 @@ BETS_STAND = (
     "XD-RND-03",
     "XD-RND-04",
 )
-LATE_BETS = ("SB-RND-01", "XD-RND-01", COMMIT)
 PAUSED = (PAUSE,)
 RESUMED = (RESUME,)
-COUNTDOWN = ("SB-RND-01", "XD-RND-01")
 STOPS = ("pause", "resume")
 TIME_TOLERANCE_MS = 5  # both times come from the target's clock, to the millisecond
 
@@ -154,11 +152,12 @@ def round_opens_with_countdown(scene: Scene, name: str, seconds: str) -> None:
 )
 def betting_period_shown(scene: Scene, seconds: str) -> None:
     shown = scene.open_round()
-    length = _ms(scene, shown.betting_ends_at, COUNTDOWN) - _ms(scene, shown.opened_at, COUNTDOWN)
+    countdown = (WINDOW[scene.game],)
+    length = _ms(scene, shown.betting_ends_at, countdown) - _ms(scene, shown.opened_at, countdown)
     wanted = int(Decimal(seconds) * 1000)
     scene.checks.check(
         abs(length - wanted) <= TIME_TOLERANCE_MS,
-        COUNTDOWN,
+        countdown,
         f"the round opened at {shown.opened_at} with betting ending at "
         f"{shown.betting_ends_at}: {length} ms, not the {wanted} ms countdown the dealer set",
         f"betting ends {length} ms after the round opened ({wanted} ms set)",
@@ -258,7 +257,7 @@ def bet_refused(scene: Scene) -> None:
     after the outcome is refused."""
     scene.checks.check(
         scene.refusal is not None,
-        LATE_BETS,
+        scene.window_clauses(),
         f"the target took a bet outside the betting period (round {scene.round_state()})",
         f"the bet was refused: {scene.refusal}",
     )
@@ -266,7 +265,7 @@ def bet_refused(scene: Scene) -> None:
     expected = scene.balance_before_attempt
     scene.checks.check(
         balance == expected,
-        LATE_BETS,
+        scene.window_clauses(),
         f"a refused bet moved the balance to {balance}, expected {expected}",
         f"the balance stayed at {balance}",
     )
@@ -303,7 +302,7 @@ def _late_bet_clauses(scene: Scene) -> tuple[str, ...]:
         return PAUSED
     if scene.phase == "re-shake":
         return scene.late_bet_clauses
-    return LATE_BETS
+    return scene.window_clauses()
 
 
 @then(parsers.re(r"a new bet of (?P<stake>\d+\.\d+) on (?P<label>.+) is refused"))

@@ -345,7 +345,8 @@ def measured_equals_theory(
     scene.checks.check(
         not broken,
         [RTP_DUTY],
-        f"{len(broken)} selections return other than the paytable over "
+        f"{len(broken)} {'selection returns' if len(broken) == 1 else 'selections return'} "
+        "other than the paytable over "
         f"{len(ledger.returned)} outcomes: "
         + "; ".join(f"{s.code} {_percent(m)} instead of {_percent(t)}" for s, t, m in broken),
         f"every selection returns its theoretical share over {len(ledger.returned)} outcomes",

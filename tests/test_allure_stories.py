@@ -13,7 +13,7 @@ from cli_support import certify
 
 from livecert.reference.faults import FAULTS
 from livecert.report import allure_report
-from livecert.suite.fixtures.evidence import (
+from livecert.suite.fixtures.allure_labels import (
     JUDGED_FAILED,
     JUDGED_LINE,
     NOTHING_JUDGED,

@@ -14,7 +14,9 @@ reports/selftest-full/ (selftest.md, selftest.json) as CI artifacts.
 """
 
 import json
+import re
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -29,6 +31,7 @@ from livecert.certify.selftest import (
     run_selftest,
     write_report,
 )
+from livecert.report.allure_report import categories_for
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTS = list_faults()
@@ -193,3 +196,59 @@ def test_allure_files_as_failed_exactly_the_clauses_the_certificate_failed(
         if label["name"] == "story"
     }
     assert failed_stories == set(run.failed), (fault, failed_stories ^ set(run.failed))
+
+
+FEATURE_NAMES = {
+    line.removeprefix("Feature:").strip()
+    for path in (ROOT / "features").rglob("*.feature")
+    for line in path.read_text(encoding="utf-8").splitlines()
+    if line.startswith("Feature:")
+}
+
+
+@pytest.mark.parametrize("fault", sorted(FULL_SAMPLE))
+def test_allure_junit_and_the_certificate_tell_one_story(
+    full_report: SelftestReport, full_base: Path, fault: str
+) -> None:
+    """One failing run read three ways, clause by clause: JUnit fails exactly the clauses the
+    certificate failed; Allure's Categories hold each of them (a failed result matching its
+    category) and no other; the findings list each once; every result is filed under the
+    Gherkin feature it is written in and its game."""
+    folder = full_base / fault
+    certificate = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
+    failed = {c for c, row in certificate["clauses"].items() if row["status"] == "failed"}
+    assert failed, fault
+    cases = ElementTree.parse(folder / "junit.xml").getroot().iter("testcase")
+    junit_failed = {
+        {p.get("name"): p.get("value") for p in case.iter("property")}["clause"]
+        for case in cases
+        if case.find("failure") is not None
+    }
+    assert junit_failed == failed, (fault, junit_failed ^ failed)
+    listed = [clause for finding in certificate["findings"] for clause in finding["clauses"]]
+    assert sorted(listed) == sorted(failed), (fault, listed)
+    results = [
+        json.loads(path.read_text(encoding="utf-8"))
+        for path in (folder / "allure-results").glob("*-result.json")
+    ]
+    shown = {}
+    for category in categories_for(certificate):
+        pattern = re.compile(category["messageRegex"])
+        shown[category["name"]] = [
+            r["name"]
+            for r in results
+            if r["status"] in category["matchedStatuses"]
+            and pattern.fullmatch((r.get("statusDetails") or {}).get("message") or "")
+        ]
+    in_categories = {name.split(" ")[0] for name, held in shown.items() if held}
+    assert in_categories & set(certificate["clauses"]) == failed, (fault, shown)
+    game = {"sicbo": "Sic Bo", "xocdia": "Xoc Dia"}[run_game(full_report, fault)]
+    for result in results:
+        labels = {(label["name"], label["value"]) for label in result["labels"]}
+        features = {value for name, value in labels if name == "feature"}
+        assert len(features) == 1 and features <= FEATURE_NAMES, (result["name"], features)
+        assert {value for name, value in labels if name == "epic"} <= {game, "Both games"}
+
+
+def run_game(report: SelftestReport, fault: str) -> str:
+    return next(r.game for r in report.runs if r.fault == fault)

@@ -353,7 +353,8 @@ def _run_scenarios(folder: Path, url: str, *args: str) -> tuple[int, list[dict]]
     suite = "livecert.suite"
     plugins = ("pytest_bdd.plugin", f"{suite}.plugin", f"{suite}.fixtures.options")
     plugins += (f"{suite}.fixtures.target", f"{suite}.fixtures.run_end")
-    plugins += (f"{suite}.fixtures.scene", f"{suite}.fixtures.evidence")
+    plugins += (f"{suite}.fixtures.scene", f"{suite}.fixtures.allure_labels")
+    plugins += (f"{suite}.fixtures.evidence",)
     status = pytest.main(
         [str(tests), "-q", "-p", "no:cacheprovider", "--rootdir", str(folder),
          "--import-mode=importlib", *(a for p in plugins for a in ("-p", p)),

@@ -80,6 +80,21 @@ def test_a_clause_outside_the_scope_is_skipped_with_the_reason(fault_run) -> Non
     assert certificate["clauses"][outside]["reason"][:40] in skipped.get("message")
 
 
+def test_a_skipped_case_says_its_status_once(fault_run) -> None:
+    """REG-FAIR-01's reason begins "not applicable:" already: the message says it once."""
+    folder, certificate = fault_run
+    cases = _cases(folder / "junit.xml")
+    for clause in certificate["clauses"]:
+        skipped = cases[clause].find("skipped")
+        if skipped is None:
+            continue
+        message = skipped.get("message")
+        for status in ("not applicable", "not tested", "outside this run's scope"):
+            assert f"{status}: {status}:" not in message, (clause, message)
+    fair = cases["REG-FAIR-01"].find("skipped").get("message")
+    assert fair.startswith("not applicable: no outcome history given"), fair
+
+
 def test_pytest_keeps_its_case_per_scenario_beside_it(fault_run) -> None:
     folder, certificate = fault_run
     scenarios = ElementTree.parse(folder / "junit-scenarios.xml").getroot()

@@ -13,7 +13,7 @@ import jsonschema_rs
 import pytest
 from cli_support import certify
 
-from livecert.certify.lab import findings, folder_sha256
+from livecert.certify.lab import build_under_test, findings, folder_sha256
 from livecert.report.certificate_page import render_certificate
 from livecert.report.publish import certificate_schema
 from livecert.settings import SettingsError, check_lab, read_lab_file
@@ -75,6 +75,25 @@ def test_the_suite_hash_is_over_each_file_and_its_path_and_leaves_caches_out(
     assert folder_sha256(tmp_path) == hashlib.sha256(line.encode()).hexdigest()
     (tmp_path / "a.feature").write_bytes(b"y")
     assert folder_sha256(tmp_path) != hashlib.sha256(line.encode()).hexdigest()
+
+
+def test_each_value_of_the_build_is_said_to_come_from_where_it_came() -> None:
+    lab = {"build_name": "Lab name", "build_hash": "sha256:lab"}
+    declared = build_under_test(lab, {"name": "Table", "version": "2.1", "build_hash": "abc"})
+    assert (declared["hash"], declared["source"]) == (
+        "abc",
+        "name, version and hash from the target's /v1/info",
+    )
+    assert "from_lab" not in declared
+    assert declared["differences"] == [
+        "the lab names name 'Lab name', the target declared 'Table'",
+        "the lab names hash 'sha256:lab', the target declared 'abc'",
+    ]
+    silent = build_under_test(lab, {})
+    assert (silent["name"], silent["version"], silent["hash"]) == ("Lab name", None, "sha256:lab")
+    assert silent["source"] == "name and hash from the lab's [lab] fields"
+    assert silent["from_lab"] == ["name", "hash"]
+    assert build_under_test({}, {})["source"] == "not declared by the target nor named by the lab"
 
 
 def test_one_defect_failing_two_clauses_in_one_scenario_is_one_finding() -> None:
@@ -143,6 +162,11 @@ def test_the_lab_fields_build_dates_and_harness_are_on_the_certificate(runs) -> 
         certificate["target"]["version"],
     )
     assert build["hash"] == "sha256:0f3a9c"
+    # the reference declares no hash: the lab's, said to be the lab's (not the target's)
+    assert build["from_lab"] == ["hash"]
+    assert build["source"] == (
+        "name and version from the target's /v1/info; hash from the lab's [lab] fields"
+    )
     assert build["differences"] == [
         f"the lab names version '9.9.9', the target declared {certificate['target']['version']!r}"
     ]
@@ -269,6 +293,57 @@ def test_a_xocdia_certificate_shows_nothing_of_sic_bo(runs) -> None:
     assert set(certificate["target"]["max_rtp"]) == {"sicbo", "xocdia"}  # as declared
     page = render_certificate(certificate, [], [])
     assert "sicbo" not in page.lower() and "sic bo" not in page.lower()
+
+
+def test_a_wrong_payout_is_one_finding_with_its_row_its_duty_and_its_return() -> None:
+    """Total 10 paying 7:1 fails its row and REG-SETTLE-01 in different first scenarios, in
+    different words that each name both; and the returns of TOTAL_10 (REG-RTP-01, SB-RTP-01),
+    measured off the paytable: one defect, one finding with the four clauses."""
+    row_words = "Total 10 paid 70.00, expected 60.00 [breaks SB-PAY-08, REG-SETTLE-01]"
+    sweep_words = "TOTAL_10 stake 1.00: expected win, paid 6.00 [breaks SB-PAY-08, REG-SETTLE-01]"
+    highest = "the highest measured return is 100.00% (TOTAL_10), not 97.22% [breaks SB-RTP-01]"
+    returns = "1 selection returns other than the paytable: TOTAL_10 100% [breaks REG-RTP-01]"
+
+    def failed(scenarios: list[str], words: str) -> dict:
+        return {
+            "status": "failed",
+            "failed_scenarios": scenarios,
+            "checks": {"first_failure": words},
+        }
+
+    certificate = {
+        "clauses": {
+            "SB-PAY-08": failed(["total 10", "sweep 136"], row_words),
+            "SB-RTP-01": failed(["highest"], highest),
+            "REG-SETTLE-01": failed(["sweep 136", "sweep 145"], sweep_words),
+            "REG-RTP-01": failed(["returns"], returns),
+            "SB-PAY-01": {"status": "passed"},
+        },
+        "reproductions": [{"name": "total 10", "message": row_words}],
+        "rtp": {
+            "sicbo": {
+                "selections": {
+                    "SMALL": {"clause": "SB-PAY-01", "theoretical": "35/36", "measured": "35/36"},
+                    "TOTAL_10": {"clause": "SB-PAY-08", "theoretical": "7/8", "measured": "1"},
+                }
+            }
+        },
+    }
+    assert findings(certificate) == [
+        {
+            "clauses": ["SB-PAY-08", "SB-RTP-01", "REG-SETTLE-01", "REG-RTP-01"],
+            "what": row_words,
+            "scenarios": 5,
+            "evidence": "#clause-SB-PAY-08",
+            "reproduction": "#reproduction-1",
+            "waived": False,
+            "also": [highest, sweep_words, returns],
+        }
+    ]
+    # a return off the paytable whose row passed is a defect of its own (the row's checks held)
+    certificate["clauses"]["SB-PAY-08"] = {"status": "passed"}
+    certificate["clauses"]["REG-SETTLE-01"] = {"status": "passed"}
+    assert [f["clauses"] for f in findings(certificate)] == [["SB-RTP-01"], ["REG-RTP-01"]]
 
 
 def test_each_clause_is_shown_its_own_checks_words_not_another_clauses() -> None:

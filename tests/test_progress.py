@@ -10,7 +10,7 @@ from cli_support import livecert
 from rich.console import Console
 
 from livecert.certify.progress import RunProgress, failure_line
-from livecert.suite.fixtures.evidence import judged_failed
+from livecert.suite.fixtures.allure_labels import judged_failed
 
 
 def _scenario(name: str, outcome: str, game: str = "xocdia", **checks) -> dict:

@@ -235,8 +235,14 @@ def build_certificate(
             "sweep_only": sorted(sweep_only),
             "statement": (
                 f"{len(in_scope)} clauses in scope for {', '.join(games)}; {len(outside)} "
-                "clauses of the catalogue are outside this harness version's scope and are "
-                "listed as not tested"
+                + (
+                    "clause of the catalogue is"
+                    if len(outside) == 1
+                    else "clauses of the catalogue are"
+                )
+                + " outside this harness version's scope and "
+                + ("is" if len(outside) == 1 else "are")
+                + " listed as not tested"
                 + (
                     f"; a partial run of the selected clauses only (--clauses): the other "
                     f"{len(unselected)} clauses in scope were not selected, not judged and not "

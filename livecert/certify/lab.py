@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from livecert import __version__
-from livecert.report.junit import clause_evidence
+from livecert.certify.findings import findings
 from livecert.settings import LAB_LIST_FIELDS, LAB_TEXT_FIELDS
 
 SUITE_FOLDERS = ("features", "steps", "fixtures")
@@ -48,17 +48,31 @@ def environment(suite_root: Path) -> dict[str, Any]:
 
 def build_under_test(lab: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
     """The build as the target declared it, with what the lab names where that differs or the
-    target does not say (a hash, most often)."""
-    declared = {"name": target.get("name"), "version": target.get("version")}
-    build: dict[str, Any] = {
-        "name": declared["name"] or lab.get("build_name"),
-        "version": declared["version"] or lab.get("build_version"),
-        "hash": target.get("build_hash") or lab.get("build_hash"),
-        "source": "the target's /v1/info" if declared["name"] else "the lab's [lab] fields",
+    target does not say (a hash, most often); each value said to come from where it came."""
+    declared = {
+        "name": target.get("name"),
+        "version": target.get("version"),
+        "hash": target.get("build_hash"),
     }
+    build: dict[str, Any] = {key: declared[key] or lab.get(f"build_{key}") for key in declared}
+    from_target = [key for key in declared if declared[key]]
+    from_lab = [key for key in declared if not declared[key] and lab.get(f"build_{key}")]
+    build["source"] = (
+        "; ".join(
+            f"{_listed(keys)} from {where}"
+            for keys, where in (
+                (from_target, "the target's /v1/info"),
+                (from_lab, "the lab's [lab] fields"),
+            )
+            if keys
+        )
+        or "not declared by the target nor named by the lab"
+    )
+    if from_lab:
+        build["from_lab"] = from_lab
     differences = [
         f"the lab names {key} {lab[f'build_{key}']!r}, the target declared {declared[key]!r}"
-        for key in ("name", "version")
+        for key in declared
         if lab.get(f"build_{key}") and declared[key] and lab[f"build_{key}"] != declared[key]
     ]
     if differences:
@@ -66,36 +80,8 @@ def build_under_test(lab: dict[str, Any], target: dict[str, Any]) -> dict[str, A
     return build
 
 
-def findings(certificate: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each distinct defect once: the failed clauses grouped by the first scenario that failed
-    them and what their checks said there (a payout paid wrong fails its row and REG-SETTLE-01
-    in the same scenario, in the same words), each with what was expected and seen (the
-    clause's own failed check, not another clause's), how many scenarios met it and where its
-    evidence is."""
-    reproductions = certificate.get("reproductions") or []
-    grouped: dict[str, dict[str, Any]] = {}
-    for clause, row in (certificate.get("clauses") or {}).items():
-        if row.get("status") != "failed":
-            continue
-        failed = row.get("failed_scenarios") or []
-        index, what = clause_evidence(row, reproductions)
-        scenario = reproductions[index - 1]["name"] if index else clause
-        key = f"{scenario}\n{what}"  # a scenario, one defect's words
-        finding = grouped.setdefault(
-            key,
-            {
-                "clauses": [],
-                "what": what,
-                "scenarios": 0,
-                "evidence": f"#clause-{clause}",
-                "reproduction": f"#reproduction-{index}" if index else None,
-                "waived": True,
-            },
-        )
-        finding["clauses"].append(clause)
-        finding["scenarios"] = max(finding["scenarios"], len(failed))
-        finding["waived"] = finding["waived"] and bool(row.get("waiver"))
-    return list(grouped.values())
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def self_test(target: dict[str, Any]) -> dict[str, Any] | None:

@@ -5,7 +5,13 @@ the step that found the problem knows which clauses the mismatch breaks. It rais
 with them, and the certificate fails exactly those clauses instead of every tag.
 """
 
+import re
 from collections.abc import Iterable
+
+# the clauses a failure's words end by naming (ClauseFailure's message), read back by the
+# certificate's findings to list one defect once with every clause it breaks
+_CLAUSE = r"[A-Z]+(?:-[A-Z]+)?-\d\d"
+_BREAKS = re.compile(rf"\[breaks ({_CLAUSE}(?:, {_CLAUSE})*)\]\s*$")
 
 
 class ClauseFailure(AssertionError):
@@ -16,6 +22,12 @@ class ClauseFailure(AssertionError):
     def __init__(self, message: str, clauses: Iterable[str]) -> None:
         self.clauses = tuple(dict.fromkeys(clauses))
         super().__init__(f"{message} [breaks {', '.join(self.clauses)}]")
+
+
+def clauses_broken(words: str) -> tuple[str, ...]:
+    """The clauses a failure's words say it breaks (none where they do not end so)."""
+    found = _BREAKS.search(words)
+    return tuple(found.group(1).split(", ")) if found else ()
 
 
 class HarnessError(RuntimeError):

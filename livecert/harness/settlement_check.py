@@ -116,10 +116,10 @@ class SettlementRow:
     def describe(self) -> str:
         e = self.expected
         text = (
-            f"{self.code} stake {self.stake}: expected {e.outcome} win {e.win} returned "
-            f"{e.returned}, target said {self.actual_status}/{self.actual_outcome}"
-            f"{'' if self.outcome_judged else ' (not said: from the amounts)'} win "
-            f"{self.actual_win} returned {self.actual_returned}"
+            f"{self.code} stake {self.stake}: expected {e.outcome}, paid {e.win}, returned "
+            f"{e.returned}; target said {self.actual_status}/{self.actual_outcome}"
+            f"{'' if self.outcome_judged else ' (not said: from the amounts)'}, paid "
+            f"{self.actual_win}, returned {self.actual_returned}"
         )
         if self.exact_win is not None:
             text += (

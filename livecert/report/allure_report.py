@@ -47,8 +47,8 @@ CATEGORIES = [
         "matchedStatuses": ["failed", "broken"],
     },
 ]
-# the line a failed scenario's Allure message ends with: livecert.suite.fixtures.evidence writes
-# it (the report may not import the suite: the same words there, a test keeps them equal)
+# the line a failed scenario's Allure message ends with: livecert.suite.fixtures.allure_labels
+# writes it (the report may not import the suite: the same words there, a test keeps them equal)
 JUDGED_LINE = "Judged failed: "
 
 

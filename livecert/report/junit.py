@@ -71,10 +71,15 @@ def _judgement(row: dict, reproductions: list[dict]) -> tuple[str, str, str] | N
     if status == "not-tested" and reason.startswith("error: "):
         return "error", reason, reason
     if status == "not-applicable":
-        return "skipped", f"not applicable: {reason}", reason
+        return "skipped", _said("not applicable", reason), reason
     if not row.get("in_scope", True):
-        return "skipped", f"outside this run's scope: {reason}", reason
-    return "skipped", f"not tested: {reason}", reason
+        return "skipped", _said("outside this run's scope", reason), reason
+    return "skipped", _said("not tested", reason), reason
+
+
+def _said(status: str, reason: str) -> str:
+    """The status, then its reason (said once where the reason begins with it already)."""
+    return reason if reason.startswith(f"{status}: ") else f"{status}: {reason}"
 
 
 def _case(clause: str, row: dict, reproductions: list[dict]) -> ElementTree.Element:
