@@ -142,6 +142,7 @@ SETTINGS: dict[str, Setting] = {
         Setting("game", "LIVECERT_GAME", "all", choice(*GAMES)),
         Setting("report_dir", "LIVECERT_REPORT_DIR", None, lambda v: Path(_text(v))),
         Setting("timeout", "LIVECERT_TARGET_TIMEOUT", 30.0, seconds),
+        Setting("ca_bundle", "LIVECERT_CA_BUNDLE", None, _text),
         Setting("request_deadline", "LIVECERT_REQUEST_DEADLINE", 30.0, seconds),
         Setting("max_answer_size", "LIVECERT_MAX_ANSWER_SIZE", None),
         Setting("max_duration", "LIVECERT_MAX_DURATION", None, seconds),

@@ -81,6 +81,28 @@ def visible(text: object, keep: str = "") -> str:
     )
 
 
+def json_escaped(text: str, keep: str = LINES) -> str:
+    """`text` with every hidden character not in `keep` written as JSON's escape (`\\u001b`; a
+    character beyond the BMP as its pair): inert where it is shown, and read back as the same
+    character wherever it stands in a JSON string (a reproduction's request body)."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c
+        if unicodedata.category(c) not in _HIDDEN or c in keep
+        else "".join(f"\\u{unit:04x}" for unit in _utf16_units(c))
+        for c in text
+    )
+
+
+def _utf16_units(char: str) -> list[int]:
+    code = ord(char)
+    if code < 0x10000:
+        return [code]
+    code -= 0x10000
+    return [0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)]
+
+
 def terminal_lines(lines: list[str]) -> str:
     """Lines for the terminal, each shown as one line whatever it holds, joined by newlines."""
     return "\n".join(visible(line) for line in lines)

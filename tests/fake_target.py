@@ -2,6 +2,7 @@
 
 import itertools
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -76,15 +77,20 @@ def fake_target(behaviour: Behaviour) -> Iterator[str]:
 
 
 @contextmanager
-def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    """`handler` answering on a free loopback port, in a thread, until the block ends."""
+def serving(
+    handler: type[BaseHTTPRequestHandler], tls: ssl.SSLContext | None = None
+) -> Iterator[str]:
+    """`handler` answering on a free loopback port, in a thread, until the block ends (over
+    TLS with `tls`'s certificate)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     # a short poll: shutdown() waits for it, at the end of every test that starts a server
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

@@ -147,7 +147,22 @@ def test_a_connection_dropped_mid_answer(tmp_path: Path) -> None:
 
     with fake_target(drop) as url:
         status, output, certificate, _ = certify(url, tmp_path)
-    assert_incomplete(status, output, certificate, "target error")
+    says = "answered 200 and closed the connection after 8 of the 500 bytes its Content-Length"
+    assert_incomplete(status, output, certificate, says)
+    assert output.count(says) == 1, output  # once, in words: no library's exception as well
+    assert "ChunkedEncodingError" not in output and "IncompleteRead" not in output, output
+
+
+def test_a_target_redirecting_to_another_host(tmp_path: Path) -> None:
+    """Not followed (requests would drop the token there, and the other host's 401 would read
+    as the target refusing it): named as a redirect elsewhere, never as the token refused."""
+    with fake_target(lambda h: send_json(h, 200, INFO)) as elsewhere:
+        other = elsewhere.replace("127.0.0.1", "localhost")
+        with fake_target(lambda h: redirect(h, f"{other}{h.path}")) as url:
+            status, output, certificate, _ = certify(url, tmp_path)
+    says = f"answered 302, a redirect to another host ({other}/v1/info): not followed"
+    assert_incomplete(status, output, certificate, says, "answered 302 to GET /v1/info")
+    assert "refused the operator token" not in output, output
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,7 @@ from livecert.harness.run_record import RunRecord
 from livecert.report.allure_report import prepare_results
 from livecert.report.certificate_page import render_certificate
 from livecert.report.har import write_har
-from livecert.suite.fixtures.evidence import MaskedAllureResults
+from livecert.suite.fixtures.allure_labels import MaskedAllureResults
 from livecert.target_text import LINES, properties_value, visible
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,6 +103,14 @@ def test_certify_shows_the_target_s_words_and_obeys_none(tmp_path: Path) -> None
     )
     assert not obeyed(shown)
     assert json.dumps(f"refused (400 BAD\\x1b[2J): {SHOWN}", ensure_ascii=False)[1:-1] in shown
+    # and every attachment (the requests and responses, what was expected, the reproduction)
+    attachments = list(results.glob("*-attachment*"))
+    assert attachments
+    for attachment in attachments:
+        text = attachment.read_text(encoding="utf-8")
+        assert not obeyed(text), (attachment.name, obeyed(text))
+    transcripts = " ".join(p.read_text(encoding="utf-8") for p in attachments)
+    assert SHOWN in transcripts or SHOWN.replace("\\x", "\\u00") in transcripts
 
     properties = (results / "environment.properties").read_text(encoding="utf-8")
     assert not obeyed(properties)

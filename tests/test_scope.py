@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from livecert.certify.runner import feature_files
 from livecert.certify.scope import IN_SCOPE, clauses_in_scope
 from livecert.certify.selftest import list_faults
+from livecert.certify.suite_command import feature_files
 from livecert.contract import CONTRACT_CLAUSES
 from livecert.rules import load_catalogue
 

@@ -36,11 +36,13 @@ from livecert.adapters.secrets import (
     register_url_password,
 )
 from livecert.adapters.secrets import leaks as guard_leaks
-from livecert.certify.runner import guard_folder, shown_command
+from livecert.certify.runner import guard_folder
+from livecert.certify.suite_command import shown_command
 from livecert.cli import main
 from livecert.harness.embedded import EmbeddedServer
 from livecert.report.publish import SecretInReport, publish
-from livecert.suite.fixtures.evidence import MaskedAllureResults, _mask_report
+from livecert.suite.fixtures.allure_labels import MaskedAllureResults
+from livecert.suite.fixtures.evidence import _mask_report
 from livecert.target_text import visible
 
 OPERATOR, DEALER = "op-known-7d41c9e2", "dl-known-5a80f3b6"

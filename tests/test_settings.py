@@ -241,6 +241,43 @@ def test_every_usage_error_exits_3_not_a_verdict(
     assert captured.err.strip() or captured.out.strip()
 
 
+def test_an_unknown_option_is_said_with_its_commands_usage(
+    capsys: pytest.CaptureFixture, clean_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    clean_env.chdir(tmp_path)
+    assert main(["certify", "--bogus"]) == 3
+    said = capsys.readouterr().err
+    assert said.startswith("usage: livecert certify ")
+    assert "livecert certify: error: unrecognized arguments: --bogus" in said
+
+
+def test_certify_help_groups_its_options() -> None:
+    parser = build_parser()
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    groups = {g.title: g for g in sub.choices["certify"]._action_groups}
+    expected = {
+        "the target": "--target-url",
+        "bounds": "--request-deadline",
+        "what runs": "--clauses",
+        "the report": "--report-dir",
+        "the embedded reference": "--reference-fault",
+        "outcome histories": "--history",
+    }
+    for title, option in expected.items():
+        assert option in {o for a in groups[title]._group_actions for o in a.option_strings}
+    ungrouped = [a.option_strings for a in groups["options"]._group_actions]
+    assert ungrouped == [["-h", "--help"], ["--config"]], ungrouped
+
+
+def test_a_ca_bundle_that_is_not_there_is_a_usage_error_naming_it(
+    capsys: pytest.CaptureFixture, clean_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    clean_env.chdir(tmp_path)
+    assert main(["doctor", "--target-url", "https://127.0.0.1:9", "--ca-bundle", "lab.pem"]) == 3
+    assert "--ca-bundle (or LIVECERT_CA_BUNDLE" in capsys.readouterr().err
+    assert "LIVECERT_CA_BUNDLE" not in os.environ
+
+
 def test_python_m_livecert_and_the_version() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "livecert", "--version"],

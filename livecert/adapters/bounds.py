@@ -23,10 +23,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import HTTPError
 from urllib3.poolmanager import ProxyManager
 
 from livecert.adapters.lean_session import LeanSession
@@ -141,17 +143,41 @@ class Deadline:
         return f"{self.bounds.request_deadline:g} s (total deadline; --request-deadline to change)"
 
 
+def _bytes(count: int) -> str:
+    return f"{count} byte{'' if count == 1 else 's'}"
+
+
 class DeadlinePassed(requests.Timeout):
-    """The request's total deadline (or the run's end) passed before its whole answer came."""
+    """The request's total deadline (or the run's end) passed before its whole answer came;
+    `partial` is what of its body came (kept as the exchange's evidence)."""
 
     def __init__(
-        self, deadline: Deadline, status: int | None, received: int, sent: bool = True
+        self,
+        deadline: Deadline,
+        status: int | None,
+        partial: bytes = b"",
+        sent: bool = True,
     ) -> None:
         said = ""
         if status is not None:
-            said = f"; it answered {status}, and {received} bytes of its body came"
+            said = f"; it answered {status}, and {_bytes(len(partial))} of its body came"
         super().__init__(deadline.why() + said if sent else f"not sent: {deadline.limit()}")
-        self.deadline, self.status, self.received = deadline, status, received
+        self.deadline, self.status, self.partial = deadline, status, partial
+
+
+class AnswerCutShort(requests.exceptions.ChunkedEncodingError):
+    """The target closed the connection before its answer's end: fewer bytes than its
+    Content-Length declared, or a chunked body without its last chunk. `partial` is what came."""
+
+    def __init__(self, status: int, partial: bytes, declared: int | None) -> None:
+        came = _bytes(len(partial))
+        end = (
+            f"after {len(partial)} of the {_bytes(declared)} its Content-Length declared"
+            if declared is not None
+            else f"after {came} of its body, before the body's end"
+        )
+        super().__init__(f"answered {status} and closed the connection {end}")
+        self.status, self.partial = status, partial
 
 
 class AnswerTooLarge(requests.RequestException):
@@ -318,12 +344,12 @@ class BoundedTransport(HTTPAdapter):
         deadline = timeout
         left = deadline.left()
         if left <= 0:
-            raise DeadlinePassed(deadline, None, 0, sent=False)
+            raise DeadlinePassed(deadline, None, sent=False)
         connect, read = deadline.timeout
         watch = _WATCHDOG.watch(deadline.at)
         _current.watch = watch
         response: requests.Response | None = None
-        received = 0
+        chunks: list[bytes] = []  # the body as it came, kept if it comes no further
         try:
             response = super().send(
                 request, True, (min(connect, left), min(read, left)), verify, cert, proxies
@@ -331,47 +357,112 @@ class BoundedTransport(HTTPAdapter):
             _current.watch = None  # the body is read on this connection, no new one taken
             if watch.cut:  # cut while the headers came: their end was the cut, not the target's
                 response.close()
-                raise DeadlinePassed(deadline, None, 0)
+                raise DeadlinePassed(deadline, None)
             declared = response.headers.get("Content-Length", "")
             cap = deadline.max_answer_bytes
             if declared.isdigit() and int(declared) > cap:
                 response.close()
                 raise AnswerTooLarge(cap, response.status_code, int(declared))
-            chunks = []
-            for chunk in response.iter_content(_CHUNK):
-                received += len(chunk)
-                if received > cap:
-                    response.close()
-                    raise AnswerTooLarge(cap, response.status_code, None)
-                chunks.append(chunk)
-                if deadline.left() <= 0:
-                    response.close()
-                    raise DeadlinePassed(deadline, response.status_code, received)
+            try:
+                body = _read_body(response, deadline, cap, chunks)
+            except (HTTPError, OSError) as error:  # the connection ended before the body did
+                # (requests' own errors are OSErrors too: the cap's and the deadline's pass on)
+                if isinstance(error, requests.RequestException) or watch.cut:
+                    raise
+                if deadline.left() <= 0:  # cut by the deadline: DeadlinePassed, below
+                    raise
+                response.close()
+                size = int(declared) if declared.isdigit() else None
+                raise AnswerCutShort(response.status_code, b"".join(chunks), size) from error
             if watch.cut:  # a cut read can look like an answer's end (headers ended by it)
-                raise DeadlinePassed(deadline, response.status_code, received)
-            response._content = b"".join(chunks)  # what requests itself keeps as the body
+                raise DeadlinePassed(deadline, response.status_code, body)
+            response._content = body  # what requests itself keeps as the body
             return response
-        except (requests.RequestException, OSError) as error:
-            if isinstance(error, AnswerTooLarge | DeadlinePassed):
+        except (requests.RequestException, HTTPError, OSError) as error:
+            if isinstance(error, AnswerTooLarge | DeadlinePassed | AnswerCutShort):
                 raise
             if watch.cut or deadline.left() <= 0:
                 if response is not None:
                     response.close()
                 status = response.status_code if response is not None else None
-                raise DeadlinePassed(deadline, status, received) from error
+                raise DeadlinePassed(deadline, status, b"".join(chunks)) from error
             raise
         finally:
             _current.watch = None
             watch.cancel()
 
 
+def _read_body(
+    response: requests.Response, deadline: Deadline, cap: int, chunks: list[bytes]
+) -> bytes:
+    """The whole body, read as it comes (`read1`: a body dripping a byte at a time is kept to
+    the last byte that came, where a read of a whole chunk would hold them all back) into
+    `chunks`, given up past the cap or the deadline."""
+    received = 0
+    while piece := response.raw.read1(_CHUNK, decode_content=True):
+        received += len(piece)
+        if received > cap:
+            response.close()
+            raise AnswerTooLarge(cap, response.status_code, None)
+        chunks.append(piece)
+        if deadline.left() <= 0:
+            response.close()
+            raise DeadlinePassed(deadline, response.status_code, b"".join(chunks))
+    return b"".join(chunks)
+
+
+class RedirectElsewhere(requests.RequestException):
+    """A redirect to another origin (scheme, host or port) than the request's: not followed.
+    The run's credentials go to the target it was given only (requests drops Authorization on
+    such a redirect, and the other host's 401 would read as the target refusing the token)."""
+
+    def __init__(self, response: requests.Response, to: str) -> None:
+        super().__init__(
+            f"answered {response.status_code}, a redirect to another host ({to}): not "
+            "followed, since the run sends its credentials to the target it was given only; "
+            "if that is the target, give its URL as --target-url",
+            response=response,
+        )
+        self.status = response.status_code
+
+
+def _origin(url: str) -> tuple[str, str | None, int | None]:
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, parts.hostname, parts.port or default
+
+
+class BoundedSession(LeanSession):
+    """The harness's session: follows a redirect within the target's origin only."""
+
+    def get_redirect_target(self, resp: requests.Response) -> str | None:
+        location = super().get_redirect_target(resp)
+        if location is not None:
+            to = urljoin(resp.url, location)
+            if _origin(to) != _origin(resp.url):
+                resp.close()
+                raise RedirectElsewhere(resp, to)
+        return location
+
+
+CA_BUNDLE_VARIABLES = ("LIVECERT_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+
+
+def trusted_authorities() -> str | None:
+    """The CA file a lab names for its targets (--ca-bundle sets LIVECERT_CA_BUNDLE; requests'
+    own variables are read as requests reads them), or None: the system's authorities."""
+    return next((os.environ[name] for name in CA_BUNDLE_VARIABLES if os.environ.get(name)), None)
+
+
 def bounded_session(base_url: str, **pool: int) -> requests.Session:
     """A session sending through BoundedTransport, with no proxy but the environment's for the
     target (read once: requests reads it per request when trust_env is on)."""
-    session = LeanSession()
+    session = BoundedSession()
     session.mount("http://", BoundedTransport(**pool))
     session.mount("https://", BoundedTransport(**pool))
     session.trust_env = False
     session.proxies.update(requests.utils.get_environ_proxies(base_url))
+    if ca_bundle := trusted_authorities():
+        session.verify = ca_bundle
     session.headers.update({"User-Agent": "livecert-harness", "Accept": "application/json"})
     return session

@@ -7,7 +7,6 @@ exchange recorded and every answer validated against the contract.
 
 import copy
 import json
-import os
 import uuid
 from collections.abc import Callable, Sequence
 from decimal import Decimal
@@ -87,15 +86,12 @@ class HttpAdapter:
         self.bounds = bounds
         self.contract = contract or load_contract()
         self.recorder = recorder or ExchangeRecorder()
-        # proxy and CA settings read from the environment once, not on every request (requests
-        # does that per request when trust_env is on, at about 0.3 ms each)
+        # proxy and CA settings read from the environment once (bounded_session), not on every
+        # request (requests does that per request when trust_env is on, at about 0.3 ms each)
         self._session = bounded_session(self.base_url, pool_connections=4, pool_maxsize=32)
         self._forced_token: str | None = None
         self._credentials_accepted = False  # set once check_credentials has seen both roles
         self._lost = LostSlips(self._session, self.base_url, self.recorder, bounds)
-        ca_bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-        if ca_bundle:
-            self._session.verify = ca_bundle
 
     # -- transport -------------------------------------------------------------------------------
 

@@ -10,15 +10,24 @@ target error naming it. Every attempt is recorded, the failed ones too; the whol
 attempts and waits, stays within one deadline (livecert.adapters.bounds).
 """
 
+import http.client
+import ssl
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 import requests
-from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+from urllib3.exceptions import ConnectTimeoutError, IncompleteRead, NewConnectionError
 
-from livecert.adapters.bounds import AnswerTooLarge, Bounds, Deadline, DeadlinePassed
+from livecert.adapters.bounds import (
+    AnswerCutShort,
+    AnswerTooLarge,
+    Bounds,
+    Deadline,
+    DeadlinePassed,
+    RedirectElsewhere,
+)
 from livecert.adapters.errors import RunCut, TargetError
 from livecert.adapters.evidence import TOO_MANY_REQUESTS, Exchange, ExchangeRecorder, clip
 
@@ -49,8 +58,13 @@ def describe_error(
     error: requests.RequestException, base_url: str, timeout: tuple[float, float]
 ) -> str:
     """What went wrong on the wire, in words a lab can act on."""
-    if isinstance(error, DeadlinePassed | AnswerTooLarge):
+    if isinstance(error, DeadlinePassed | AnswerTooLarge | AnswerCutShort | RedirectElsewhere):
         return str(error)
+    if isinstance(error, requests.exceptions.SSLError):
+        return (
+            f"TLS with {base_url} failed: {tls_cause(error)}; to trust a lab's own certificate "
+            "authority, name its CA file with --ca-bundle FILE (or REQUESTS_CA_BUNDLE)"
+        )
     if isinstance(error, requests.ConnectTimeout):
         return f"no connection within {timeout[0]:g} s to {base_url}"
     if isinstance(error, requests.ReadTimeout):
@@ -64,8 +78,46 @@ def describe_error(
     if isinstance(error, requests.ConnectionError):
         if never_sent(error):
             return f"cannot connect to {base_url} (is the server running?)"
-        return f"the connection to {base_url} broke: {type(error).__name__}"
+        return f"the connection to {base_url} broke: {broken_how(error)}"
     return f"{type(error).__name__}: {error}"
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    """An error and every error it was raised from or holds, outermost first."""
+    found: list[BaseException] = []
+    pending = [error]
+    while pending:
+        exc = pending.pop(0)
+        if any(exc is seen for seen in found):
+            continue
+        found.append(exc)
+        linked = (exc.__cause__, exc.__context__, getattr(exc, "reason", None), *exc.args)
+        pending.extend(e for e in linked if isinstance(e, BaseException))
+    return found
+
+
+def tls_cause(error: BaseException) -> str:
+    """The TLS library's own reason (certificate verify failed: self-signed certificate...)."""
+    for exc in _chain(error):
+        if isinstance(exc, ssl.SSLCertVerificationError) and exc.verify_message:
+            return f"certificate verify failed: {exc.verify_message}"
+        if isinstance(exc, ssl.SSLError):
+            return str(exc.reason or exc)
+    return "the handshake did not complete"
+
+
+def broken_how(error: BaseException) -> str:
+    """How a connection broke, in words (never a library's class name)."""
+    chain = _chain(error)
+    if any(isinstance(e, http.client.RemoteDisconnected) for e in chain):
+        return "the target closed it without an answer"
+    if any(isinstance(e, ConnectionResetError) for e in chain):
+        return "the target reset it"
+    if any(isinstance(e, BrokenPipeError) for e in chain):
+        return "the target closed it while the request was being sent"
+    if any(isinstance(e, http.client.IncompleteRead | IncompleteRead) for e in chain):
+        return "the target closed it before its answer's end"
+    return "it ended without a whole answer"
 
 
 def retry_after(response: requests.Response, resend_safe: bool) -> float | None:
@@ -94,10 +146,17 @@ def _next_turn(bounds: Bounds, deadline: Deadline, operation: str, request_line:
         )
 
 
-def _cut(deadline: Deadline, operation: str, message: str, request_line: str) -> TargetError:
+def _cut(
+    deadline: Deadline,
+    operation: str,
+    message: str,
+    request_line: str,
+    answered: int | None = None,
+    came: str = "",
+) -> TargetError:
     """The error ending a request: RunCut when the run's end cut it, else a TargetError."""
     kind = RunCut if deadline.by_run else TargetError
-    return kind(operation, message, request_line)
+    return kind(operation, message, request_line, answered, came)
 
 
 def send_recorded(
@@ -127,6 +186,8 @@ def send_recorded(
             exchange.elapsed_ms = (time.perf_counter() - started) * 1000
             exchange.error = describe_error(error, base_url, timeout)
             exchange.status = getattr(error, "status", None)
+            if partial := getattr(error, "partial", b""):  # what came of the body: evidence
+                exchange.response_body = clip(partial.decode("utf-8", "replace"))
             recorder.add(exchange)
             retry = (
                 attempt <= CONNECT_RETRIES
@@ -141,14 +202,19 @@ def send_recorded(
                 time.sleep(0.2 * attempt)
                 _next_turn(bounds, deadline, operation, request_line)
                 continue
-            if isinstance(error, DeadlinePassed):
-                raise _cut(deadline, operation, exchange.error, request_line) from None
+            # what the target answered before it failed (its status, the body that came)
             answered = error.response.status_code if error.response is not None else None
+            answered = answered or exchange.status
+            came = exchange.response_body or ""
+            if isinstance(error, DeadlinePassed):
+                raise _cut(
+                    deadline, operation, exchange.error, request_line, answered, came
+                ) from None
             lost = isinstance(error, requests.ConnectionError) and not isinstance(
                 error, requests.Timeout
             )
             raise TargetError(
-                operation, exchange.error, request_line, answered, connection_lost=lost
+                operation, exchange.error, request_line, answered, came, connection_lost=lost
             ) from None
         exchange.elapsed_ms = (time.perf_counter() - started) * 1000
         exchange.status, exchange.response_body = response.status_code, clip(response.text)

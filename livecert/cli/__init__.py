@@ -39,13 +39,16 @@ def _main(argv: list[str] | None = None) -> int:
         return serve_main(argv[1:])
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:  # said by the command's own parser: its usage, not the top level's
+            command = parser.commands.get(args.command, parser)  # type: ignore[attr-defined]
+            command.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_:  # --help, --version or a usage error (printed)
         return int(exit_.code or 0)
-    from livecert.cli import commands
+    from livecert.cli import certify_command, commands
 
     run = {
-        "certify": commands.run_certify,
+        "certify": certify_command.run_certify,
         "doctor": commands.run_doctor,
         "selftest": commands.run_selftest,
         "report": commands.run_report,

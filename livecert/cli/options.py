@@ -12,8 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from livecert.harness.restart_options import add_restart_options
-from livecert.settings import CONFIG_ENV, CONFIG_FILE, GAMES, SETTINGS, count, seconds
+from livecert.settings import CONFIG_ENV, CONFIG_FILE, SETTINGS, count, seconds
 
 USAGE_ERROR = 3  # 0, 1 and 2 are verdicts (compliant, non-compliant, incomplete)
 ROUNDING_MODES = ("down", "up", "half-up", "half-even")
@@ -26,6 +25,7 @@ CERTIFY_SETTINGS = (
     "game",
     "report_dir",
     "timeout",
+    "ca_bundle",
     "request_deadline",
     "max_answer_size",
     "max_duration",
@@ -45,6 +45,7 @@ DOCTOR_SETTINGS = (
     "adapter",
     "rules",
     "timeout",
+    "ca_bundle",
     "request_deadline",
     "max_answer_size",
     "max_duration",
@@ -62,7 +63,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def _setting(
-    parser: argparse.ArgumentParser,
+    parser: argparse._ActionsContainer,
     name: str,
     help: str,
     default: Any = None,
@@ -99,7 +100,7 @@ def _config_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _target_options(parser: argparse.ArgumentParser, timeout_default: float) -> None:
+def _target_options(parser: argparse._ActionsContainer, timeout_default: float) -> None:
     _setting(
         parser,
         "target_url",
@@ -124,9 +125,17 @@ def _target_options(parser: argparse.ArgumentParser, timeout_default: float) -> 
         timeout_default,
         metavar="SECONDS",
     )
+    _setting(
+        parser,
+        "ca_bundle",
+        "a CA file (PEM) to trust for a target whose TLS certificate a lab's own authority "
+        "signed (REQUESTS_CA_BUNDLE is read too; default the system's authorities)",
+        None,
+        metavar="FILE",
+    )
 
 
-def _bounds_options(parser: argparse.ArgumentParser, what: str, past: str) -> None:
+def _bounds_options(parser: argparse._ActionsContainer, what: str, past: str) -> None:
     """--request-deadline, --max-answer-size and --max-duration: how long a request and
     `what` may take, however slowly a target answers, and how much it may send; `past` says
     what a request past them does."""
@@ -164,7 +173,7 @@ def _bounds_options(parser: argparse.ArgumentParser, what: str, past: str) -> No
     )
 
 
-def _adapter_and_rules(parser: argparse.ArgumentParser, rules_help: str) -> None:
+def _adapter_and_rules(parser: argparse._ActionsContainer, rules_help: str) -> None:
     _setting(
         parser,
         "adapter",
@@ -175,185 +184,6 @@ def _adapter_and_rules(parser: argparse.ArgumentParser, rules_help: str) -> None
         metavar="NAME|PATH",
     )
     _setting(parser, "rules", rules_help, None, metavar="PROFILE")
-
-
-def certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = sub.add_parser(
-        "certify",
-        help="run the certification suite against a target and write a report",
-        description=(
-            "Run every scenario of the rules documents against a target (by default the "
-            "embedded reference implementation) and write the report folder: certificate.json, "
-            "its page and PDF, JUnit XML, Allure results and report, and a manifest. Exit "
-            "status: 0 compliant, 1 non-compliant, 2 incomplete, 3 a usage error. Every option "
-            "may also come from its environment variable or the config file, in that order "
-            "after the command line (`livecert config` shows what a run would use)."
-        ),
-    )
-    _config_option(parser)
-    _target_options(parser, 30.0)
-    _bounds_options(
-        parser, "the run", "the run stops with one message naming the request, incomplete"
-    )
-    _adapter_and_rules(
-        parser,
-        "the rule profile to certify against: 'documents' (the rules documents, the "
-        "default), a shipped profile (variant-150, variant-180) or a profile file (.toml); "
-        "the certificate names it and its sha256",
-    )
-    _setting(parser, "game", "which game to certify", None, choices=GAMES)
-    _setting(
-        parser,
-        "workers",
-        "tables in play at once: scenarios, sweep rounds and money sessions run at the same "
-        "time, each on tables and players of its own, in at most as many processes as the "
-        "machine has cores (pytest-xdist) and threads beyond; auto chooses from the target's "
-        "round trip (1 for the embedded reference), 1 runs everything one after another",
-        None,
-        metavar="N|auto",
-    )
-    _setting(
-        parser,
-        "report_dir",
-        "where to write the report (default reports/<timestamp>/ under the current folder, "
-        "with reports/latest pointing at it)",
-        None,
-        metavar="DIR",
-        type=Path,
-    )
-    parser.add_argument(
-        "--reference-fault",
-        metavar="NAME",
-        action="append",
-        default=[],
-        help="start the embedded reference with this seeded fault (repeatable; "
-        "`livecert serve --list-faults` lists them)",
-    )
-    parser.add_argument(
-        "--reference-rounding",
-        choices=ROUNDING_MODES,
-        default=None,
-        help="rounding rule the embedded reference declares (default down)",
-    )
-    parser.add_argument(
-        "--reference-without",
-        metavar="CAPABILITY",
-        action="append",
-        default=[],
-        help="start the embedded reference declaring one capability fewer (repeatable): shows "
-        "how a target without it is certified (its clauses not tested, with the reason)",
-    )
-    add_restart_options(parser.add_argument)  # one definition for the CLI and the suite
-    parser.set_defaults(restart_hook=None, restart_timeout=None)  # resolved by the settings
-    for action in parser._actions:
-        if action.dest in ("restart_hook", "restart_timeout"):
-            action.setting = action.dest  # type: ignore[attr-defined]
-    _setting(
-        parser,
-        "clauses",
-        "certify only these clauses (e.g. SB-PAY-16,REG-SETTLE-01); the others are listed "
-        "as not selected and the run is partial",
-        None,
-        metavar="ID[,ID...]",
-    )
-    _setting(
-        parser,
-        "sweep_only",
-        "play the sweep with bets only on the selections of these paytable clauses (e.g. "
-        "SB-PAY-08): a quicker re-test of a fix; the run is partial and says so",
-        None,
-        metavar="ID[,ID...]",
-    )
-    _setting(
-        parser, "quiet", "less progress output", None, "--quiet", action="store_const", const=True
-    )
-    _setting(
-        parser,
-        "html",
-        "write certificate.json, JUnit XML, Allure results and the manifest only: no "
-        "Allure HTML, certificate page or PDF (build them later with `livecert report DIR`); "
-        "in a file, html = false",
-        None,
-        "--no-html",
-        action="store_const",
-        const=False,
-    )
-    parser.add_argument(
-        "--har",
-        action="store_true",
-        help="also write exchanges.har: every request and response of the run as an HTTP "
-        "Archive (HAR 1.2) for a browser's network panel; the exchanges/ archive holds the same",
-    )
-    parser.add_argument(
-        "--no-progress",
-        action="store_true",
-        help="pytest's own lines instead of the progress bars, also on a terminal (a CI log, "
-        "a dumb terminal, or a pipe never gets the bars)",
-    )
-    parser.add_argument(
-        "--lab",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="the lab's fields for the report from this TOML file (its [lab] table, or at its "
-        "top level) instead of the config file's [lab]: lab, report number, client, tester, "
-        "reviewer, jurisdictions, standards, build, waivers and deviations",
-    )
-    _history_options(parser)
-    parser.add_argument(
-        "--retests",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="the report folder of the run this one retests: the certificate names it and "
-        "says which of its findings this run closes and which still fail",
-    )
-    parser.add_argument(
-        "pytest_args",
-        nargs="*",
-        metavar="-- PYTEST_ARG",
-        help="extra pytest arguments after `--`, e.g. -- -k Small",
-    )
-    return parser
-
-
-def _detect(text: str) -> float:
-    value = _above_zero(text)
-    if value >= 0.5:
-        raise argparse.ArgumentTypeError(f"{text} is not a bias under 0.5 (e.g. 0.01)")
-    return value
-
-
-def _history_options(parser: argparse.ArgumentParser, certify: bool = True) -> None:
-    """The outcome history (REG-FAIR-01/02) of certify, and of `livecert outcomes`."""
-    what = "the fairness battery (REG-FAIR-01/02) also runs on" if certify else "analyse"
-    parser.add_argument(
-        "--history",
-        action="append",
-        default=[],
-        type=Path,
-        metavar="FILE",
-        help=f"{what} a table's outcome history: CSV (header round_id,time,result[,in_order,"
-        "shaker,dealer,status]) or JSON lines; every row checked, a bad one named by its line"
-        + ("; repeatable, one per game" if certify else ""),
-    )
-    parser.add_argument(
-        "--history-from-target" if certify else "--from-target",
-        dest="history_tables",
-        action="append",
-        default=[],
-        metavar="TABLE",
-        help="read the outcome history of this table from the target (its round-history "
-        "operation, page by page); repeatable",
-    )
-    parser.add_argument(
-        "--detect",
-        type=_argument(_detect),
-        default=None,
-        metavar="BIAS",
-        help="also say how many rounds find this bias with 90%% power (a die showing 6 with "
-        "probability 1/6 + BIAS, a token red with 1/2 + BIAS), e.g. 0.01",
-    )
 
 
 def doctor_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -3,9 +3,9 @@
 import argparse
 
 from livecert import __version__
+from livecert.cli.certify_options import certify_parser
 from livecert.cli.options import (
     Parser,
-    certify_parser,
     config_parser,
     doctor_parser,
     load_parser,
@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"livecert {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = sub.choices  # type: ignore[attr-defined]  # each command's own parser
     certify_parser(sub)
     sub.add_parser(
         "serve",

@@ -4,11 +4,11 @@
 import argparse
 from pathlib import Path
 
+from livecert.cli.certify_options import _history_options
 from livecert.cli.options import (
     DOCTOR_DEFAULTS,
     _adapter_and_rules,
     _config_option,
-    _history_options,
     _target_options,
 )
 

@@ -220,7 +220,8 @@ class Player(User):
             self.book.refusals.append(f"{refused.status} {refused.code}")
             return
         except TargetError as error:
-            if error.answered is None:  # no answer: its bets may have been taken
+            # no whole answer (none, or a 2xx cut short): its bets may have been taken
+            if error.answered is None or 200 <= error.answered < 300:
                 self.book.unanswered_slips += 1
             self.state.errors.append(f"player {self.handle.player_id}: {error}")
             return
