@@ -197,6 +197,26 @@ def test_the_contract_states_the_limits_the_reference_keeps() -> None:
     assert "413 `BODY_TOO_LARGE`" in (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
 
 
+def test_every_amount_takes_as_many_decimals_as_the_largest_minor_unit_and_no_more() -> None:
+    """Money's pattern says what a server may take: at most `minor_unit` decimals, which is at
+    most six (docs/contract.md, "Money and rounding"); a stake and an opening balance too."""
+    schemas = CONTRACT.spec["components"]["schemas"]
+    largest = schemas["Info"]["properties"]["minor_unit"]["maximum"]
+    patterns = {
+        "Money": schemas["Money"]["pattern"],
+        "NullableMoney": schemas["NullableMoney"]["pattern"],
+        "BetRequest.stake": schemas["BetRequest"]["properties"]["stake"]["pattern"],
+        "PlayerCreate.balance": schemas["PlayerCreate"]["properties"]["balance"]["pattern"],
+    }
+    for where, pattern in patterns.items():
+        taken = "1." + "5" * largest
+        assert re.fullmatch(pattern.strip("^$"), taken), (where, taken)
+        assert not re.fullmatch(pattern.strip("^$"), taken + "5"), where
+    bet = {**BET, "stake": "1.0000001"}
+    with pytest.raises(ContractViolation, match=r"bets\[0\]\.stake must match the pattern"):
+        CONTRACT.check_response("POST", "/v1/rounds/r1/bets", 201, {"bets": [bet], "balance": "1"})
+
+
 class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """PyYAML's safe loader (libyaml's when there, as load_contract), but a mapping naming one key
     twice is an error: PyYAML alone keeps the last value silently (the contract once lost two

@@ -456,12 +456,36 @@ def test_a_die_that_copies_its_own_last_face_fails_independence() -> None:
         )
 
 
+def test_a_die_repeating_itself_leaves_the_other_dice_to_judge_the_distribution() -> None:
+    """Die 1 copies its last face (REG-FAIR-02 fails on its own serial test): its own faces and
+    the pooled tests cannot judge REG-FAIR-01, but dice 2 and 3 still can, and die 2 shows 6 in
+    22% of rolls: REG-FAIR-01 fails on die 2's own test. Before, the whole part went untested."""
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        dice = fair_dice(rng, 10_000)
+        dice[:, 0] = copying(rng, 10_000, 0.3, 6)
+        dice[:, 1] = loaded_dice(rng, 10_000, 0.22)[:, 0]
+        found = history(dice, "sicbo")
+        verdicts = judge(found, run_battery(found))
+        assert verdicts[INDEPENDENCE].status == "failed", seed
+        assert verdicts[DISTRIBUTION].status == "failed", seed
+        assert verdicts[DISTRIBUTION].failed_tests == ["faces of die 2 (the whole history)"], seed
+    # with die 2 fair the distribution is not tested, and the reason names die 1
+    rng = np.random.default_rng(7)
+    dice = fair_dice(rng, 10_000)
+    dice[:, 0] = copying(rng, 10_000, 0.3, 6)
+    found = history(dice, "sicbo")
+    verdict = judge(found, run_battery(found))[DISTRIBUTION]
+    assert verdict.status == "not-tested"
+    assert "a die depends on its own earlier outcomes (the whole history: die 1;" in verdict.reason
+
+
 def test_rounds_that_depend_on_earlier_ones_leave_the_distribution_not_tested() -> None:
     found = history(sticky_dice(np.random.default_rng(3), 10_000, 0.3), "sicbo")
     verdicts = verdicts_of(found)
     assert verdicts[INDEPENDENCE][0] == "failed"
     assert verdicts[DISTRIBUTION][0] == "not-tested"
-    assert "depend on earlier rounds" in verdicts[DISTRIBUTION][1]
+    assert "(the whole history: dice 1, 2, 3; REG-FAIR-02)" in verdicts[DISTRIBUTION][1]
 
 
 @pytest.mark.parametrize(

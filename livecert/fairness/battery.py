@@ -84,7 +84,7 @@ def sicbo_tests(history: History, part: str) -> list[StatTest]:
                 np.full(6, 1 / 6),
                 FACE_LABELS,
             )
-            own.one_position = True  # judges the distribution when the dice depend on each other
+            own.position = position  # judges the distribution when the dice depend on each other
             tests.append(own)
     tests.append(
         chi_square(
@@ -124,15 +124,15 @@ def sicbo_tests(history: History, part: str) -> list[StatTest]:
                 )
             )
         for position in range(3):
-            tests.append(
-                serial(
-                    f"die {position + 1} against itself one roll later",
-                    INDEPENDENCE,
-                    part,
-                    dice[:, position],
-                    stretches,
-                )
+            again = serial(
+                f"die {position + 1} against itself one roll later",
+                INDEPENDENCE,
+                part,
+                dice[:, position],
+                stretches,
             )
+            again.position = position
+            tests.append(again)
     else:
         tests.append(_not_ordered("the dice of a roll against each other", part, len(dice)))
     not_triple = triple_of == 0
@@ -180,7 +180,7 @@ def xocdia_tests(history: History, part: str) -> list[StatTest]:
                 np.array([0.5, 0.5]),
                 ["red", "white"],
             )
-            own.one_position = True  # judges the distribution when the tokens depend on each other
+            own.position = position  # judges it when the tokens depend on each other
             tests.append(own)
     if history.in_order:
         for a, b in ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)):
@@ -195,16 +195,16 @@ def xocdia_tests(history: History, part: str) -> list[StatTest]:
                 )
             )
         for position in range(4):
-            tests.append(
-                serial(
-                    f"token {position + 1} against itself one round later",
-                    INDEPENDENCE,
-                    part,
-                    tokens[:, position] + 1,
-                    stretches,
-                    2,
-                )
+            again = serial(
+                f"token {position + 1} against itself one round later",
+                INDEPENDENCE,
+                part,
+                tokens[:, position] + 1,
+                stretches,
+                2,
             )
+            again.position = position
+            tests.append(again)
     else:
         tests.append(_not_ordered("the tokens of a round against each other", part, len(red)))
     tests.append(
@@ -257,6 +257,23 @@ def rounds_per_part(history: History) -> dict[str, int]:
     }
 
 
+def _held_back_reason(history: History, held_back: set[tuple[str, int | None]]) -> str:
+    """Why the distribution is not judged on the dice or tokens that repeat their own past."""
+    one, many = ("die", "dice") if history.game == "sicbo" else ("token", "tokens")
+    parts: dict[str, list[int]] = {}
+    for part, position in sorted(held_back, key=lambda held: (held[0], held[1] or 0)):
+        parts.setdefault(part, []).append((position or 0) + 1)
+    which = "; ".join(
+        f"{part}: {one if len(numbers) == 1 else many} {', '.join(map(str, numbers))}"
+        for part, numbers in parts.items()
+    )
+    return (
+        f"a {one} depends on its own earlier outcomes ({which}; REG-FAIR-02), so the chi-square "
+        f"tests, which assume independent rounds, cannot judge it, nor the tests pooling it; "
+        f"only the other {many}' own tests can judge the distribution there"
+    )
+
+
 # the methods that look at rounds one after another
 ACROSS_ROUNDS = ("runs", "Ljung-Box", "serial contingency")
 
@@ -273,14 +290,29 @@ def judge(history: History, tests: list[StatTest]) -> dict[str, DutyVerdict]:
     independent rounds: its distribution is not tested rather than failed for it."""
     short = {p: n for p, n in rounds_per_part(history).items() if n < MIN_ROUNDS}
     broken = [t for t in tests if t.duty == INDEPENDENCE and t.ran and not t.passed]
-    across = {t.part for t in broken if t.method in ACROSS_ROUNDS}
-    within = {t.part for t in broken if t.method not in ACROSS_ROUNDS} - across
+    # a dependence on earlier rounds: of one die or token (its own serial test failed), which
+    # the whole round's tests (runs, Ljung-Box) then show too and which leaves the other
+    # positions' own tests to judge; or of the whole round with no position to blame
+    held_back = {
+        (t.part, t.position) for t in broken if t.method in ACROSS_ROUNDS and t.position is not None
+    }
+    across_one = {part for part, _ in held_back}
+    across = {
+        t.part
+        for t in broken
+        if t.method in ACROSS_ROUNDS and t.position is None and t.part not in across_one
+    }
+    within = {t.part for t in broken if t.method not in ACROSS_ROUNDS} - across - across_one
 
     def judgeable(test: StatTest) -> bool:
         """A distribution test whose assumptions the independence tests did not break."""
         if test.duty == INDEPENDENCE:
             return True
-        return test.part not in across and (test.part not in within or test.one_position)
+        if test.part in across:
+            return False
+        if test.part in across_one:
+            return test.one_position and (test.part, test.position) not in held_back
+        return test.part not in within or test.one_position
 
     verdicts = {}
     for duty in DUTIES:
@@ -294,6 +326,8 @@ def judge(history: History, tests: list[StatTest]) -> dict[str, DutyVerdict]:
                 "(REG-FAIR-02), so the chi-square tests, which assume independent rounds, "
                 "cannot judge their distribution"
             )
+        if duty == DISTRIBUTION and held_back:
+            reasons.append(_held_back_reason(history, held_back))
         if duty == DISTRIBUTION and within:
             reasons.append(
                 f"the dice or tokens of a round of {'; '.join(sorted(within))} depend on each "

@@ -34,7 +34,12 @@ class StatTest:
     expected: list[float] | None = None
     labels: list[str] | None = None
     note: str = ""
-    one_position: bool = False  # of one die's or one token's own outcomes (in order only)
+    position: int | None = None  # the die or token (from 0) whose own outcomes it tests
+
+    @property
+    def one_position(self) -> bool:
+        """Of one die's or one token's own outcomes (in order only)."""
+        return self.position is not None
 
     @property
     def ran(self) -> bool:
