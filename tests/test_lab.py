@@ -346,6 +346,46 @@ def test_a_wrong_payout_is_one_finding_with_its_row_its_duty_and_its_return() ->
     assert [f["clauses"] for f in findings(certificate)] == [["SB-RTP-01"], ["REG-RTP-01"]]
 
 
+def test_two_wrong_rows_are_two_findings_whatever_duty_they_share() -> None:
+    """Every wrong row breaks REG-SETTLE-01 too: the duty goes with the row its first failure
+    names, and never makes one finding of two defects; a limit refused on BIG is not BIG's row,
+    and a return naming two selections goes with the first."""
+
+    def failed(words: str) -> dict:
+        return {"status": "failed", "failed_scenarios": [words], "checks": {"first_failure": words}}
+
+    total = "Total 10 paid 7:1 [breaks SB-PAY-08, REG-SETTLE-01]"
+    odd = "ODD stake 1.00: expected lose, paid 1.00 [breaks SB-PAY-03, REG-SETTLE-01]"
+    settle = "ODD stake 2.00: expected lose, paid 2.00 [breaks SB-PAY-03, REG-SETTLE-01]"
+    limit = "a stake of 50000.01 on BIG was taken above the maximum [breaks REG-LIMIT-01]"
+    returns = (
+        "2 selections return other than the paytable: ODD 150%; TOTAL_10 100% [breaks REG-RTP-01]"
+    )
+    certificate = {
+        "clauses": {
+            "SB-PAY-03": failed(odd),
+            "SB-PAY-08": failed(total),
+            "REG-SETTLE-01": failed(settle),
+            "REG-RTP-01": failed(returns),
+            "REG-LIMIT-01": failed(limit),
+        },
+        "rtp": {
+            "sicbo": {
+                "selections": {
+                    "BIG": {"clause": "SB-PAY-02", "theoretical": "35/36", "measured": "1"},
+                    "ODD": {"clause": "SB-PAY-03", "theoretical": "35/36", "measured": "3/2"},
+                    "TOTAL_10": {"clause": "SB-PAY-08", "theoretical": "7/8", "measured": "1"},
+                }
+            }
+        },
+    }
+    assert [f["clauses"] for f in findings(certificate)] == [
+        ["SB-PAY-03", "REG-SETTLE-01", "REG-RTP-01"],
+        ["SB-PAY-08"],
+        ["REG-LIMIT-01"],
+    ]
+
+
 def test_each_clause_is_shown_its_own_checks_words_not_another_clauses() -> None:
     """One scenario failing two clauses for two reasons: two findings, each in its own words."""
     certificate = {

@@ -11,6 +11,7 @@ import datetime
 import ipaddress
 import socket
 import ssl
+import time
 from contextlib import AbstractContextManager
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -22,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from fake_target import INFO, dripping_body, fake_target, send_json, serving
 
-from livecert.adapters.bounds import Bounds
+from livecert.adapters.bounds import Bounds, bounded_session
 from livecert.adapters.errors import TargetError
 from livecert.adapters.http import HttpAdapter
 
@@ -90,6 +91,23 @@ def test_a_dripping_answer_past_its_deadline_says_how_much_came_and_keeps_it() -
     assert exchanges[-1].status == 200
 
 
+def test_an_answer_that_stalls_past_the_read_timeout_is_not_said_closed() -> None:
+    def stall(handler: BaseHTTPRequestHandler) -> None:
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + b" " * 10)
+        handler.wfile.flush()
+        time.sleep(3)
+
+    with fake_target(stall) as url:
+        adapter = HttpAdapter(
+            url, "op-token", "dl-token", timeout=(1, 1), bounds=Bounds.for_run(10)
+        )
+        with pytest.raises(TargetError) as raised:  # a write: never sent again
+            adapter.create_table("sicbo")
+    said = str(raised.value)
+    assert "answered 200, then sent nothing for 1 s after 10 bytes of its body" in said, said
+    assert "closed" not in said
+
+
 def test_a_connection_closed_without_an_answer_is_said_in_words() -> None:
     def close(handler: BaseHTTPRequestHandler) -> None:
         handler.close_connection = True
@@ -123,6 +141,24 @@ def test_a_redirect_to_another_host_is_not_followed_and_said_so() -> None:
     assert "--target-url" in said and "token" not in said
     assert reached == []  # nothing, the credentials least of all, went to the other host
     assert [e.status for e in exchanges] == [301]
+
+
+def test_a_redirect_elsewhere_is_answered_as_it_came_where_none_is_followed() -> None:
+    """A mapping's calls follow no redirect: a login answering 302 to another host is that
+    answer, for the mapping to read (docs/mapping.md), not an error."""
+
+    def login(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(302)
+        handler.send_header("Location", "http://localhost:9/lobby")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    with fake_target(login) as url:
+        session = bounded_session(url)
+        answer = session.request(
+            "POST", f"{url}/login.php", allow_redirects=False, timeout=Bounds().deadline((5, 5))
+        )
+    assert (answer.status_code, answer.headers["Location"]) == (302, "http://localhost:9/lobby")
 
 
 def test_a_redirect_within_the_target_is_followed() -> None:

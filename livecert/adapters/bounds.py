@@ -20,6 +20,7 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from urllib.parse import urljoin, urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-from urllib3.exceptions import HTTPError
+from urllib3.exceptions import DecodeError, HTTPError, ReadTimeoutError
 from urllib3.poolmanager import ProxyManager
 
 from livecert.adapters.lean_session import LeanSession
@@ -167,16 +168,27 @@ class DeadlinePassed(requests.Timeout):
 
 class AnswerCutShort(requests.exceptions.ChunkedEncodingError):
     """The target closed the connection before its answer's end: fewer bytes than its
-    Content-Length declared, or a chunked body without its last chunk. `partial` is what came."""
+    Content-Length declared, or a chunked body without its last chunk. `partial` is what came
+    (decoded), `sent` how many bytes of the body came on the wire."""
 
-    def __init__(self, status: int, partial: bytes, declared: int | None) -> None:
-        came = _bytes(len(partial))
+    def __init__(self, status: int, partial: bytes, sent: int, declared: int | None) -> None:
         end = (
-            f"after {len(partial)} of the {_bytes(declared)} its Content-Length declared"
+            f"after {sent} of the {_bytes(declared)} its Content-Length declared"
             if declared is not None
-            else f"after {came} of its body, before the body's end"
+            else f"after {_bytes(sent)} of its body, before the body's end"
         )
         super().__init__(f"answered {status} and closed the connection {end}")
+        self.status, self.partial = status, partial
+
+
+class AnswerStalled(requests.ConnectionError):
+    """The target began its answer, then sent nothing for a whole read timeout (--timeout)."""
+
+    def __init__(self, status: int, partial: bytes, sent: int, read: float) -> None:
+        super().__init__(
+            f"answered {status}, then sent nothing for {read:g} s after {_bytes(sent)} of its "
+            "body (--timeout bounds each read)"
+        )
         self.status, self.partial = status, partial
 
 
@@ -365,15 +377,14 @@ class BoundedTransport(HTTPAdapter):
                 raise AnswerTooLarge(cap, response.status_code, int(declared))
             try:
                 body = _read_body(response, deadline, cap, chunks)
-            except (HTTPError, OSError) as error:  # the connection ended before the body did
+            except (HTTPError, OSError) as error:  # the body did not come whole
                 # (requests' own errors are OSErrors too: the cap's and the deadline's pass on)
                 if isinstance(error, requests.RequestException) or watch.cut:
                     raise
                 if deadline.left() <= 0:  # cut by the deadline: DeadlinePassed, below
                     raise
                 response.close()
-                size = int(declared) if declared.isdigit() else None
-                raise AnswerCutShort(response.status_code, b"".join(chunks), size) from error
+                raise _body_error(error, response, b"".join(chunks), min(read, left)) from error
             if watch.cut:  # a cut read can look like an answer's end (headers ended by it)
                 raise DeadlinePassed(deadline, response.status_code, body)
             response._content = body  # what requests itself keeps as the body
@@ -390,6 +401,20 @@ class BoundedTransport(HTTPAdapter):
         finally:
             _current.watch = None
             watch.cancel()
+
+
+def _body_error(
+    error: BaseException, response: requests.Response, partial: bytes, read: float
+) -> requests.RequestException:
+    """What a failed read of a body was: a stall past the read timeout, a body that cannot be
+    decoded (requests' own errors, as before), or the connection closed before its end."""
+    status, sent = response.status_code, response.raw.tell()
+    if isinstance(error, ReadTimeoutError | socket.timeout):
+        return AnswerStalled(status, partial, sent, read)
+    if isinstance(error, DecodeError):
+        return requests.exceptions.ContentDecodingError(error, response=response)
+    declared = response.headers.get("Content-Length", "")
+    return AnswerCutShort(status, partial, sent, int(declared) if declared.isdigit() else None)
 
 
 def _read_body(
@@ -433,11 +458,25 @@ def _origin(url: str) -> tuple[str, str | None, int | None]:
 
 
 class BoundedSession(LeanSession):
-    """The harness's session: follows a redirect within the target's origin only."""
+    """The harness's session: follows a redirect within the target's origin only. A request
+    sent with allow_redirects=False (a mapping's calls) is answered its 3xx as it came: requests
+    then reads the redirect's target only to note it, and nothing goes there."""
+
+    _following = threading.local()
+
+    def resolve_redirects(  # type: ignore[override]
+        self, resp: requests.Response, req: requests.PreparedRequest, *args: Any, **kwargs: Any
+    ) -> Iterator[Any]:
+        following = not kwargs.get("yield_requests", False)
+        self._following.on = following
+        try:
+            yield from super().resolve_redirects(resp, req, *args, **kwargs)
+        finally:
+            self._following.on = False
 
     def get_redirect_target(self, resp: requests.Response) -> str | None:
         location = super().get_redirect_target(resp)
-        if location is not None:
+        if location is not None and getattr(self._following, "on", False):
             to = urljoin(resp.url, location)
             if _origin(to) != _origin(resp.url):
                 resp.close()

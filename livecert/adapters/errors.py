@@ -25,6 +25,7 @@ class TargetError(AdapterError):
         answered: int | None = None,
         answer: str = "",
         connection_lost: bool = False,
+        began: int | None = None,
     ) -> None:
         text = f"{self.kind} during {operation}: {message}"
         if request:
@@ -34,6 +35,7 @@ class TargetError(AdapterError):
         self.detail = message
         self.request = request
         self.answered = answered  # the HTTP status the target answered with, if it answered
+        self.began = began  # the status of an answer that began but never came whole
         self.answer = answer  # the start of what it answered, as it came
         # no answer because the connection was refused or broke (not a timeout): the target
         # down, as a restart shows it

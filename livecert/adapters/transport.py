@@ -22,6 +22,7 @@ from urllib3.exceptions import ConnectTimeoutError, IncompleteRead, NewConnectio
 
 from livecert.adapters.bounds import (
     AnswerCutShort,
+    AnswerStalled,
     AnswerTooLarge,
     Bounds,
     Deadline,
@@ -54,11 +55,15 @@ def never_sent(error: requests.RequestException) -> bool:
     return False
 
 
+# the wire's errors whose own words say what happened
+SAID_IN_WORDS = (DeadlinePassed, AnswerTooLarge, AnswerCutShort, AnswerStalled, RedirectElsewhere)
+
+
 def describe_error(
     error: requests.RequestException, base_url: str, timeout: tuple[float, float]
 ) -> str:
     """What went wrong on the wire, in words a lab can act on."""
-    if isinstance(error, DeadlinePassed | AnswerTooLarge | AnswerCutShort | RedirectElsewhere):
+    if isinstance(error, SAID_IN_WORDS):
         return str(error)
     if isinstance(error, requests.exceptions.SSLError):
         return (
@@ -151,12 +156,12 @@ def _cut(
     operation: str,
     message: str,
     request_line: str,
-    answered: int | None = None,
     came: str = "",
+    began: int | None = None,
 ) -> TargetError:
     """The error ending a request: RunCut when the run's end cut it, else a TargetError."""
     kind = RunCut if deadline.by_run else TargetError
-    return kind(operation, message, request_line, answered, came)
+    return kind(operation, message, request_line, None, came, began=began)
 
 
 def send_recorded(
@@ -202,19 +207,24 @@ def send_recorded(
                 time.sleep(0.2 * attempt)
                 _next_turn(bounds, deadline, operation, request_line)
                 continue
-            # what the target answered before it failed (its status, the body that came)
+            # a whole answer (a redirect not followed) or one that began and never came whole:
+            # its status, and the body that came
             answered = error.response.status_code if error.response is not None else None
-            answered = answered or exchange.status
+            began = None if answered is not None else exchange.status
             came = exchange.response_body or ""
             if isinstance(error, DeadlinePassed):
-                raise _cut(
-                    deadline, operation, exchange.error, request_line, answered, came
-                ) from None
+                raise _cut(deadline, operation, exchange.error, request_line, came, began) from None
             lost = isinstance(error, requests.ConnectionError) and not isinstance(
                 error, requests.Timeout
             )
             raise TargetError(
-                operation, exchange.error, request_line, answered, came, connection_lost=lost
+                operation,
+                exchange.error,
+                request_line,
+                answered,
+                came,
+                connection_lost=lost,
+                began=began,
             ) from None
         exchange.elapsed_ms = (time.perf_counter() - started) * 1000
         exchange.status, exchange.response_body = response.status_code, clip(response.text)

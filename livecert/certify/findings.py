@@ -2,13 +2,15 @@
 
 One wrong payout fails its paytable row and REG-SETTLE-01 on every round that meets it, and the
 return of its selection, so REG-RTP-01 and the game's maximum RTP as well. A lab reads that as
-one defect, and the README promises it once. Failed clauses are one finding where:
-- a failed check's words say it breaks both (a ClauseFailure names every clause it is
-  evidence against);
-- the same scenario failed both in the same words;
-- one failed on a selection's measured return (the RTP table shows it off the paytable) and
-  the other is that selection's paytable row, failed too.
-Anything else stays its own finding: a scenario failing two clauses for two reasons is two.
+one defect, and the README promises it once. Each failed clause is attached to the clause its
+defect is first of, never joined through a duty many defects share (REG-SETTLE-01 is broken by
+every wrong row; two wrong rows are two findings):
+- a clause whose first failed check names the clauses it breaks goes with the first of them
+  that failed (REG-SETTLE-01's "[breaks SB-PAY-08, REG-SETTLE-01]" goes with SB-PAY-08);
+- a return-to-player clause (a game's maximum, REG-RTP-01) whose words name a selection whose
+  measured return is off the paytable goes with that selection's row, where the row failed;
+- a clause failed in the same scenario in the same words as an earlier one goes with it.
+Anything else is its own finding: a scenario failing two clauses for two reasons is two.
 """
 
 import re
@@ -17,26 +19,7 @@ from typing import Any
 from livecert.harness.findings import clauses_broken
 from livecert.report.junit import clause_evidence
 
-
-class _Groups:
-    """Failed clauses joined into defects (a union-find over the clause ids)."""
-
-    def __init__(self, clauses: list[str]) -> None:
-        self.parent = {clause: clause for clause in clauses}
-
-    def root(self, clause: str) -> str:
-        while self.parent[clause] != clause:
-            self.parent[clause] = self.parent[self.parent[clause]]
-            clause = self.parent[clause]
-        return clause
-
-    def join(self, one: str, other: str) -> None:
-        if one in self.parent and other in self.parent:
-            first, second = sorted((self.root(one), self.root(other)), key=self.order)
-            self.parent[second] = first
-
-    def order(self, clause: str) -> int:
-        return list(self.parent).index(clause)
+_RETURNS = re.compile(r"^[A-Z]+-RTP-\d\d$")  # a game's maximum RTP, and REG-RTP-01
 
 
 def _off_paytable(certificate: dict[str, Any]) -> dict[str, str]:
@@ -47,6 +30,27 @@ def _off_paytable(certificate: dict[str, Any]) -> dict[str, str]:
             if row.get("clause") and row.get("measured") != row.get("theoretical"):
                 off[code] = row["clause"]
     return off
+
+
+def _attached_to(
+    clause: str,
+    what: str,
+    scenario: str,
+    failed: list[str],
+    off: dict[str, str],
+    said_where: dict[str, str],
+) -> str:
+    """The clause whose finding `clause` belongs to (itself where it is a defect of its own)."""
+    named = [c for c in clauses_broken(what) if c in failed]
+    first = named[0] if named else clause
+    if _RETURNS.match(first):
+        found = [(m.start(), row) for code, row in off.items() if row in failed
+                 for m in [re.search(rf"\b{re.escape(code)}\b", what)] if m]  # fmt: skip
+        if found:
+            return min(found)[1]  # the first selection its words name
+    if first != clause:
+        return first
+    return said_where.setdefault(f"{scenario}\n{what}", clause)
 
 
 def findings(certificate: dict[str, Any]) -> list[dict[str, Any]]:
@@ -60,36 +64,41 @@ def findings(certificate: dict[str, Any]) -> list[dict[str, Any]]:
         for clause, row in (certificate.get("clauses") or {}).items()
         if row.get("status") == "failed"
     }
+    failed = list(rows)
     evidence = {clause: clause_evidence(row, reproductions) for clause, row in rows.items()}
-    groups = _Groups(list(rows))
-    said_where: dict[str, str] = {}
     off = _off_paytable(certificate)
+    said_where: dict[str, str] = {}
+    attached = {}
     for clause, (index, what) in evidence.items():
-        for other in clauses_broken(what):
-            groups.join(clause, other)
         scenario = reproductions[index - 1]["name"] if index else clause
-        groups.join(clause, said_where.setdefault(f"{scenario}\n{what}", clause))
-        for code, row_clause in off.items():
-            if re.search(rf"\b{re.escape(code)}\b", what) and row_clause in rows:
-                groups.join(clause, row_clause)
+        attached[clause] = _attached_to(clause, what, scenario, failed, off, said_where)
+
+    def root(clause: str) -> str:
+        seen = {clause}
+        while attached[clause] != clause and attached[clause] not in seen:
+            clause = attached[clause]
+            seen.add(clause)
+        return clause
+
     found: dict[str, dict[str, Any]] = {}
-    for clause, row in rows.items():
+    for clause in sorted(rows, key=lambda c: failed.index(root(c))):
         index, what = evidence[clause]
-        root = groups.root(clause)
-        if root not in found:
-            found[root] = {
+        owner = root(clause)
+        if owner not in found:
+            owner_index, owner_what = evidence[owner]
+            found[owner] = {
                 "clauses": [],
-                "what": what,
+                "what": owner_what,
                 "scenarios": set(),
-                "evidence": f"#clause-{clause}",
-                "reproduction": f"#reproduction-{index}" if index else None,
+                "evidence": f"#clause-{owner}",
+                "reproduction": f"#reproduction-{owner_index}" if owner_index else None,
                 "waived": True,
                 "also": [],
             }
-        finding = found[root]
+        finding = found[owner]
         finding["clauses"].append(clause)
-        finding["scenarios"].update(row.get("failed_scenarios") or [])
-        finding["waived"] = finding["waived"] and bool(row.get("waiver"))
+        finding["scenarios"].update(rows[clause].get("failed_scenarios") or [])
+        finding["waived"] = finding["waived"] and bool(rows[clause].get("waiver"))
         if what != finding["what"] and what not in finding["also"]:
             finding["also"].append(what)
     return [

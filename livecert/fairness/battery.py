@@ -302,7 +302,7 @@ def judge(history: History, tests: list[StatTest]) -> dict[str, DutyVerdict]:
         for t in broken
         if t.method in ACROSS_ROUNDS and t.position is None and t.part not in across_one
     }
-    within = {t.part for t in broken if t.method not in ACROSS_ROUNDS} - across - across_one
+    within = {t.part for t in broken if t.method not in ACROSS_ROUNDS} - across
 
     def judgeable(test: StatTest) -> bool:
         """A distribution test whose assumptions the independence tests did not break."""

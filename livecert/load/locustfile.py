@@ -220,8 +220,7 @@ class Player(User):
             self.book.refusals.append(f"{refused.status} {refused.code}")
             return
         except TargetError as error:
-            # no whole answer (none, or a 2xx cut short): its bets may have been taken
-            if error.answered is None or 200 <= error.answered < 300:
+            if error.answered is None:  # no whole answer: its bets may have been taken
                 self.book.unanswered_slips += 1
             self.state.errors.append(f"player {self.handle.player_id}: {error}")
             return
