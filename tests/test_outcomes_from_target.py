@@ -51,14 +51,14 @@ def test_a_sticky_die_read_from_the_target_fails_independence(
         (tmp_path / "outcome-analysis-sicbo-table-drawn-sicbo.json").read_text(encoding="utf-8")
     )
     assert analysis["rounds_tested"] == ROUNDS and analysis["in_order"]
-    # its faces are fair, but rounds that depend on earlier ones cannot be judged by the
+    # its faces are fair, but dice that repeat their own earlier faces cannot be judged by the
     # chi-square tests (they assume independent rounds): distribution not tested, not failed
     duties = analysis["duties"]
     assert (duties["REG-FAIR-01"]["status"], duties["REG-FAIR-02"]["status"]) == (
         "not-tested",
         "failed",
     )
-    assert "depend on earlier rounds" in duties["REG-FAIR-01"]["reason"]
+    assert "a die depends on its own earlier outcomes" in duties["REG-FAIR-01"]["reason"]
     # the rows read are kept beside the analysis, hashed, and analyse again to the same figures
     kept = tmp_path / analysis["history"]["file"]
     assert analysis["history"]["sha256"] == hashlib.sha256(kept.read_bytes()).hexdigest()

@@ -14,7 +14,7 @@ from typing import Any
 FORMATS = ("integer", "number", "string", "locale")
 # an amount in the contract's own notation (its BetRequest.stake pattern; tests hold them equal):
 # the one text stake the adapter re-writes in the vendor's format; any other is sent as written
-PLAIN_AMOUNT = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
+PLAIN_AMOUNT = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]{1,6})?")
 
 
 def is_plain_amount(text: str) -> bool:
