@@ -164,3 +164,21 @@ def test_a_step_keeps_the_arguments_its_words_gave_not_the_fixtures_it_used() ->
     STEP_ARGUMENTS_ONLY.report_result(result)
     assert [p.name for p in step.parameters] == ["stake"]
     assert [p.name for p in inner.parameters] == ["dice"]
+
+
+def test_a_sic_bo_run_names_no_clause_of_xoc_dia(tmp_path: Path) -> None:
+    """A late bet taken at a Sic Bo table breaks SB-RND-01 and REG-COMMIT-01: its words, its
+    finding and its Allure results once named XD-RND-01 as well (a check naming both games'
+    betting windows)."""
+    args = ("--no-html", "--game", "sicbo", "--clauses", "SB-RND-01")
+    status, certificate, output = certify(
+        tmp_path, *args, "--reference-fault=countdown-not-enforced"
+    )
+    assert status == 1, output
+    [finding] = certificate["findings"]
+    assert finding["clauses"] == ["SB-RND-01"]  # REG-COMMIT-01 was not selected
+    assert finding["what"].endswith("[breaks SB-RND-01, REG-COMMIT-01]"), finding["what"]
+    said = [finding["what"], *finding.get("also", [])]
+    said += [r["message"] for r in certificate["reproductions"]]
+    said += [p.read_text(encoding="utf-8") for p in (tmp_path / "allure-results").glob("*.json")]
+    assert not [words for words in said if "XD-" in words]
