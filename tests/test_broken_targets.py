@@ -18,6 +18,8 @@ from fake_target import INFO, fake_target, healthy_preflight, redirect, send, se
 from samples import ROUND
 from test_hostile_target import HOSTILE, SHOWN, obeyed
 
+from livecert.harness.exchange_archive import read_archive
+
 
 def certify(url: str, tmp_path: Path, timeout: float = 2.0) -> tuple[int, str, dict, float]:
     started = time.monotonic()
@@ -151,6 +153,30 @@ def test_a_connection_dropped_mid_answer(tmp_path: Path) -> None:
     assert_incomplete(status, output, certificate, says)
     assert output.count(says) == 1, output  # once, in words: no library's exception as well
     assert "ChunkedEncodingError" not in output and "IncompleteRead" not in output, output
+
+
+def test_what_came_before_the_first_scenario_is_kept_in_the_report(tmp_path: Path) -> None:
+    """/v1/info answered 200, then cut after 8 of its 500 bytes: those bytes are the evidence,
+    kept in the report's exchanges/ as every scenario's requests are."""
+
+    def drop(handler: BaseHTTPRequestHandler) -> None:
+        handler.wfile.write(b'HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{"implem')
+        handler.wfile.flush()
+        handler.close_connection = True
+        handler.connection.shutdown(socket.SHUT_RDWR)
+
+    with fake_target(drop) as url:
+        status, output, _, _ = certify(url, tmp_path)
+    assert status == 2, output
+    [kept] = read_archive(tmp_path / "report")
+    assert kept["name"] == "before the first scenario"
+    [asked] = kept["exchanges"]
+    assert (asked["url"], asked["status"], asked["response_body"]) == (
+        f"{url}/v1/info",
+        200,
+        '{"implem',
+    )
+    assert "answered 200 to GET /v1/info, but not whole" in output
 
 
 def test_a_target_redirecting_to_another_host(tmp_path: Path) -> None:
