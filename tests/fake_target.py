@@ -2,6 +2,7 @@
 
 import itertools
 import json
+import socket
 import ssl
 import threading
 import time
@@ -33,6 +34,18 @@ def send(
 
 def send_json(handler: BaseHTTPRequestHandler, status: int, body: object) -> None:
     send(handler, status, json.dumps(body).encode(), "application/json")
+
+
+def cut_after(head: bytes, body: bytes) -> Behaviour:
+    """An answer's head and the start of its body, then the connection shut."""
+
+    def behaviour(handler: BaseHTTPRequestHandler) -> None:
+        handler.wfile.write(head + body)
+        handler.wfile.flush()
+        handler.close_connection = True
+        handler.connection.shutdown(socket.SHUT_RDWR)
+
+    return behaviour
 
 
 def redirect(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import certify_url
-from fake_target import INFO, fake_target, healthy_preflight, redirect, send, send_json
+from fake_target import INFO, cut_after, fake_target, healthy_preflight, redirect, send, send_json
 from samples import ROUND
 from test_hostile_target import HOSTILE, SHOWN, obeyed
 
@@ -140,14 +140,12 @@ def test_refused_credentials(tmp_path: Path) -> None:
     assert "--operator-token" in output
 
 
-def test_a_connection_dropped_mid_answer(tmp_path: Path) -> None:
-    def drop(handler: BaseHTTPRequestHandler) -> None:
-        handler.wfile.write(b'HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{"implem')
-        handler.wfile.flush()
-        handler.close_connection = True
-        handler.connection.shutdown(socket.SHUT_RDWR)
+# /v1/info answered 200, then the connection shut after 8 of the 500 bytes it declared
+DROPPED_MID_ANSWER = cut_after(b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n", b'{"implem')
 
-    with fake_target(drop) as url:
+
+def test_a_connection_dropped_mid_answer(tmp_path: Path) -> None:
+    with fake_target(DROPPED_MID_ANSWER) as url:
         status, output, certificate, _ = certify(url, tmp_path)
     says = "answered 200 and closed the connection after 8 of the 500 bytes its Content-Length"
     assert_incomplete(status, output, certificate, says)
@@ -159,13 +157,7 @@ def test_what_came_before_the_first_scenario_is_kept_in_the_report(tmp_path: Pat
     """/v1/info answered 200, then cut after 8 of its 500 bytes: those bytes are the evidence,
     kept in the report's exchanges/ as every scenario's requests are."""
 
-    def drop(handler: BaseHTTPRequestHandler) -> None:
-        handler.wfile.write(b'HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{"implem')
-        handler.wfile.flush()
-        handler.close_connection = True
-        handler.connection.shutdown(socket.SHUT_RDWR)
-
-    with fake_target(drop) as url:
+    with fake_target(DROPPED_MID_ANSWER) as url:
         status, output, _, _ = certify(url, tmp_path)
     assert status == 2, output
     [kept] = read_archive(tmp_path / "report")

@@ -21,7 +21,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from fake_target import INFO, dripping_body, fake_target, send_json, serving
+from fake_target import INFO, cut_after, dripping_body, fake_target, send_json, serving
 
 from livecert.adapters.bounds import Bounds, bounded_session
 from livecert.adapters.errors import TargetError
@@ -37,16 +37,6 @@ def _info_error(url: str, deadline: float = 5.0) -> tuple[TargetError, list]:
     with pytest.raises(TargetError) as raised:
         adapter.info()
     return raised.value, adapter.recorder.drain()
-
-
-def _cut_after(head: bytes, body: bytes) -> object:
-    def behaviour(handler: BaseHTTPRequestHandler) -> None:
-        handler.wfile.write(head + body)
-        handler.wfile.flush()
-        handler.close_connection = True
-        handler.connection.shutdown(socket.SHUT_RDWR)
-
-    return behaviour
 
 
 @pytest.mark.parametrize(
@@ -70,7 +60,7 @@ def _cut_after(head: bytes, body: bytes) -> object:
 def test_an_answer_cut_short_says_what_came_and_keeps_it(
     head: bytes, body: bytes, says: str
 ) -> None:
-    with fake_target(_cut_after(head, body)) as url:
+    with fake_target(cut_after(head, body)) as url:
         error, exchanges = _info_error(url)
     assert says in str(error), str(error)
     assert "ChunkedEncodingError" not in str(error) and "IncompleteRead" not in str(error)

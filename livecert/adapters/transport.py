@@ -41,18 +41,7 @@ def never_sent(error: requests.RequestException) -> bool:
     """True when the request cannot have reached the target (no connection was made)."""
     if isinstance(error, requests.ConnectTimeout):
         return True
-    pending: list[BaseException] = [error]
-    seen: set[int] = set()
-    while pending:
-        exc = pending.pop()
-        if id(exc) in seen:
-            continue
-        seen.add(id(exc))
-        if isinstance(exc, NewConnectionError | ConnectTimeoutError):
-            return True
-        linked = (exc.__cause__, exc.__context__, getattr(exc, "reason", None), *exc.args)
-        pending.extend(e for e in linked if isinstance(e, BaseException))
-    return False
+    return any(isinstance(exc, NewConnectionError | ConnectTimeoutError) for exc in _chain(error))
 
 
 # the wire's errors whose own words say what happened
