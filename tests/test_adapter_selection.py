@@ -168,6 +168,7 @@ def test_wrong_vendor_credentials_end_the_run_incomplete(tmp_path: Path) -> None
     assert_incomplete_with(status, certificate, output, "log in as studio")
 
 
+@pytest.mark.timing
 def test_a_vendor_that_goes_down_mid_run_ends_it_incomplete(tmp_path: Path) -> None:
     """The run stops after the scenario that met the dead target; nothing after it passes."""
     with vendor_server() as (url, env):

@@ -20,6 +20,9 @@ from test_hostile_target import HOSTILE, SHOWN, obeyed
 
 from livecert.harness.exchange_archive import read_archive
 
+# a target that hangs, drips or breaks: each run bounded in time
+pytestmark = pytest.mark.timing
+
 
 def certify(url: str, tmp_path: Path, timeout: float = 2.0) -> tuple[int, str, dict, float]:
     started = time.monotonic()

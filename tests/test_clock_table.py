@@ -21,6 +21,9 @@ from examples.clock_table.selftest import BALANCE, DECLARED
 from livecert.adapters.mapping import load_mapping
 from livecert.harness.embedded import free_port
 
+# a table running rounds on its own clock
+pytestmark = pytest.mark.timing
+
 ROOT = Path(__file__).resolve().parent.parent
 MAPPING = ROOT / "examples" / "clock_table" / "mapping.yaml"
 NO_ACK = ROOT / "examples" / "clock_table" / "mapping-noack.yaml"

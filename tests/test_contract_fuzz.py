@@ -16,7 +16,6 @@ LIVECERT_FUZZ_STEPS (the stateful phase's steps, default 16).
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,6 @@ CONTRACT = Path(__file__).resolve().parent.parent / "livecert" / "contract" / "o
 SEED = 20261202
 EXAMPLES = int(os.environ.get("LIVECERT_FUZZ_EXAMPLES", "8"))
 STEPS = int(os.environ.get("LIVECERT_FUZZ_STEPS", "16"))
-BUDGET_S = 120
 OPERATOR, DEALER = "fuzz-operator-token", "fuzz-dealer-token"
 ACCEPTED = ["2xx", "401", "403", "404", "409", "422", "5xx"]  # 5xx: not_a_server_error's to judge
 # Schemathesis's own list of rejections, and 413: a body over the stated size is refused with it
@@ -98,13 +96,10 @@ def test_schemathesis_finds_no_failure_in_the_reference(tmp_path: Path) -> None:
         )
         player = answer.json()["token"]
     tokens = {"operator": OPERATOR, "dealer": DEALER, "table": DEALER, "player": player}
-    start = time.monotonic()
     try:
         failures, sent = _run(app, tokens)
     finally:
         app.state.store.close()
-    took = time.monotonic() - start
     assert not failures, "\n".join(failures)
     assert sent.get("stateful", 0) > 0, f"the stateful phase sent nothing: {sent}"
     assert sent.get("fuzzing", 0) > 0 and sent.get("coverage", 0) > 0, sent
-    assert took < BUDGET_S, f"the run took {took:.0f} s, over its {BUDGET_S} s budget"

@@ -39,6 +39,9 @@ from livecert.certify.certificate import build_certificate
 from livecert.certify.doctor import FAIL, diagnose
 from livecert.suite.fixtures.options import answer_size, seconds
 
+# deadlines and Retry-After waits, bounded in time
+pytestmark = pytest.mark.timing
+
 DEADLINE = 0.3  # seconds: small, so each bounded wait costs the suite little
 SMALL_CAP = 64 * 1024
 BOUNDS = Bounds(request_deadline=DEADLINE, max_answer_bytes=SMALL_CAP)

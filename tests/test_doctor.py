@@ -236,6 +236,7 @@ def test_the_probe_names_a_state_the_mapping_does_not_translate(
     assert "translate the target's with a value table" in failed.what
 
 
+@pytest.mark.timing
 def test_the_doctor_measures_the_round_trip_and_what_it_costs_a_run() -> None:
     """A target 50 ms away: the doctor's requests and a few more reads of /v1/info give the
     median, and the line says what a whole run's requests, one after another, would wait."""
@@ -270,6 +271,7 @@ def test_the_doctor_measures_the_round_trip_and_what_it_costs_a_run() -> None:
         (40.0, None, False),  # the connection could not be timed: nothing said
     ],
 )
+@pytest.mark.timing
 def test_a_target_is_named_slow_only_when_its_answers_outlast_the_network(
     median_ms: float, connect_ms: float | None, slow: bool
 ) -> None:

@@ -13,8 +13,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from livecert.adapters import HttpAdapter
 from livecert.harness.embedded import EmbeddedServer
+
+# servers started at once, and a run killed under them
+pytestmark = pytest.mark.timing
 
 
 def _start_and_check(_: int) -> tuple[str, str]:

@@ -61,6 +61,7 @@ def test_a_result_lost_on_the_wire_is_never_sent_again() -> None:
     assert len(seen) == 1
 
 
+@pytest.mark.timing
 def test_a_target_that_does_not_answer_times_out() -> None:
     with fake_target(lambda h: time.sleep(10)) as url:
         adapter = HttpAdapter(url, "op", "dl", timeout=(1.0, 0.5))

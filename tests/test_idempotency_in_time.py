@@ -20,6 +20,9 @@ from livecert.reference.config import DEFAULT_DEALER_TOKEN, DEFAULT_OPERATOR_TOK
 from livecert.reference.faults import FAULTS
 from livecert.suite.steps.idempotency import LOW_MS, TOP_MS, draw_delays
 
+# idempotency keys over delays of up to 5.5 s
+pytestmark = pytest.mark.timing
+
 FORGOTTEN = "idempotency-key-forgotten-after"
 PER_TABLE = "idempotency-key-per-table"
 OPERATOR = {"Authorization": f"Bearer {DEFAULT_OPERATOR_TOKEN}"}

@@ -47,6 +47,9 @@ from livecert.harness.restart import (
 )
 from livecert.harness.restart_options import hook_problem, restart_timeout
 
+# restart hooks and the bounded wait for a target coming back
+pytestmark = pytest.mark.timing
+
 HOOK = Path(__file__).resolve().parent / "restart_reference.py"
 TOKENS = {"LIVECERT_OPERATOR_TOKEN": "op-restart-test", "LIVECERT_DEALER_TOKEN": "dl-restart-test"}
 

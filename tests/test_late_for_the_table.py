@@ -13,6 +13,9 @@ from livecert.harness.checks import CheckLedger
 from livecert.suite.fixtures.scene import LATE_TRIES, LateForTheTable, Scene
 from livecert.suite.steps.bad_input import action_in_the_wrong_state
 
+# a table closing betting on its own clock
+pytestmark = pytest.mark.timing
+
 D = Decimal
 
 

@@ -20,6 +20,9 @@ from livecert.adapters.mapping import MappingAdapter, load_mapping
 from livecert.adapters.mapping.accounts import Account, AccountPool, Settlement
 from livecert.adapters.model import BetView, PlayerHandle, RoundView
 
+# accounts lent back once their bets settle, read until a deadline
+pytestmark = pytest.mark.timing
+
 ROOT = Path(__file__).resolve().parent.parent
 
 D10 = Decimal("10.00")

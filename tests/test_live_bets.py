@@ -30,6 +30,9 @@ from livecert.adapters.secrets import SECRETS
 from livecert.harness.findings import ClauseFailure
 from livecert.harness.identity import IdentityGuard
 
+# bets sent at once over a live table's connection
+pytestmark = pytest.mark.timing
+
 TABLE_TOKEN = "table-token-0123456789abcdef"  # the lab's variable: every table connection's
 PLAYER_TOKEN = "player-token-0123456789abcdef"
 Push = Callable[[dict], None]

@@ -31,6 +31,9 @@ from livecert.adapters.mapping import MappingAdapter, MappingError, load_mapping
 from livecert.adapters.streams import StreamTimeout
 from livecert.harness.embedded import free_port
 
+# live tables running rounds on their own clock
+pytestmark = pytest.mark.timing
+
 ROOT = Path(__file__).resolve().parent.parent
 MAPPING = ROOT / "examples" / "socketio_table" / "mapping.yaml"
 ENV_TOKEN = "SOCKETIO_TABLE_ADMIN_TOKEN"

@@ -10,6 +10,9 @@ from livecert.adapters.errors import Unsupported
 from livecert.adapters.mapping import MappingAdapter, load_mapping
 from livecert.adapters.mapping.live import _Round
 
+# live tables running rounds on their own clock
+pytestmark = pytest.mark.timing
+
 MAPPING = Path(__file__).parent.parent / "examples/socketio_table/mapping.yaml"
 TABLE = "table sicbo-1"
 

@@ -96,6 +96,7 @@ def _load(tmp_path, *args: str) -> tuple[int, dict, str]:
     return done.returncode, report, done.stdout + done.stderr
 
 
+@pytest.mark.timing
 def test_twenty_players_for_ten_seconds_reconcile_to_the_cent(tmp_path) -> None:
     status, report, output = _load(tmp_path)
     money, load = report["reconciliation"], report["load"]
@@ -107,6 +108,7 @@ def test_twenty_players_for_ten_seconds_reconcile_to_the_cent(tmp_path) -> None:
     assert "REG-MONEY-01: COMPLIANT" in output
 
 
+@pytest.mark.timing
 def test_lost_updates_under_load_are_caught_on_the_money_clause(tmp_path) -> None:
     status, report, output = _load(tmp_path, "--reference-fault", "lost-update-under-concurrency")
     money = report["reconciliation"]

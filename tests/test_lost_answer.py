@@ -34,6 +34,9 @@ from livecert.suite.steps.lost_answers import (
     taken_once,
 )
 
+# answers held back and re-sends in flight
+pytestmark = pytest.mark.timing
+
 PLAYER = PlayerHandle("p1", "secret-player-token")
 SLIP = [("SMALL", Decimal("1.00"))]
 

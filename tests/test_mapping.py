@@ -676,6 +676,7 @@ def test_a_broken_answer_is_a_target_error_naming_the_operation(
     assert words in str(raised.value) and "POST" in raised.value.request
 
 
+@pytest.mark.timing
 def test_a_target_that_hangs_past_the_timeout_is_a_target_error(tmp_path: Path) -> None:
     def slow(_: Seen):
         time.sleep(2)

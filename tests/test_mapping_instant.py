@@ -165,6 +165,7 @@ def test_settlement_from_the_balance_cannot_tell_the_bets_of_one_request_apart(
     assert [s.path for s in seen] == ["/tables"]  # no round was sent
 
 
+@pytest.mark.timing
 def test_rounds_of_one_player_at_once_are_not_read_from_one_balance(tmp_path: Path) -> None:
     """Two rounds of one player at the same moment move one balance: which change is whose
     cannot be known, so the second is not testable (never a finding against the target)."""

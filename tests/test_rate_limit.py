@@ -15,6 +15,9 @@ from samples import INFO
 from livecert.adapters import Bounds, HttpAdapter, TargetError
 from livecert.adapters.rate import RateGate, RequestRate, parse_rate
 
+# requests counted in a sliding window of time
+pytestmark = pytest.mark.timing
+
 
 @pytest.mark.parametrize(
     ("text", "rate"),

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import requests
 from cli_support import certify
 
@@ -19,6 +20,7 @@ from livecert.harness.embedded import free_port
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.timing
 def test_the_second_implementation_passes_all_but_interrupted_games(tmp_path: Path) -> None:
     port, operator, dealer = free_port(), secrets.token_hex(8), secrets.token_hex(8)
     server = subprocess.Popen(

@@ -31,6 +31,9 @@ from livecert.harness.stream_judge import StreamVerdict, judge_stream
 from livecert.rules import load_paytable
 from livecert.suite.fixtures.live_streams import _judged
 
+# a live table pushing its rounds on its own clock
+pytestmark = pytest.mark.timing
+
 SICBO = load_paytable("sicbo")
 BETS = (("BIG", 100), ("SMALL", 200), ("ODD", 300))  # cents
 FORCED = [6, 6, 5]  # 17: BIG and ODD win 1:1, SMALL loses

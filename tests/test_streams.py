@@ -31,6 +31,9 @@ from livecert.adapters.streams import (
 )
 from livecert.harness.embedded import free_port
 
+# waits on a table's pushed messages, with deadlines
+pytestmark = pytest.mark.timing
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

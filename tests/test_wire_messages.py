@@ -27,6 +27,9 @@ from livecert.adapters.bounds import Bounds, bounded_session
 from livecert.adapters.errors import TargetError
 from livecert.adapters.http import HttpAdapter
 
+# answers that drip, stall or close against short deadlines
+pytestmark = pytest.mark.timing
+
 
 def _adapter(url: str, deadline: float = 5.0) -> HttpAdapter:
     return HttpAdapter(url, "op-token", "dl-token", bounds=Bounds.for_run(deadline))

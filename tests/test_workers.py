@@ -30,6 +30,9 @@ from livecert.harness.workers import ScenarioGate
 from livecert.reference.faults import FAULTS
 from livecert.suite.steps.money import CI_SEED
 
+# scenarios spread over processes at once, money sessions at once
+pytestmark = pytest.mark.timing
+
 OPTIONS = AdapterOptions(None, None, None, (1.0, 1.0))
 
 

@@ -501,6 +501,7 @@ def test_idempotency_replay_and_conflict(api: ContractClient, casino: Casino) ->
 # -- countdown, pause, resume, cancel, void ------------------------------------------------------
 
 
+@pytest.mark.timing
 def test_countdown_expiry_refuses_bets(api: ContractClient, casino: Casino) -> None:
     _pid, player = casino.player("100.00")
     round_id = casino.open(casino.table(), countdown_ms=200)
@@ -519,6 +520,7 @@ def test_zero_countdown_takes_no_bets(casino: Casino) -> None:
     _error(casino.bet(round_id, player, ("SMALL", "1.00")), 409, "ROUND_STATE")
 
 
+@pytest.mark.timing
 def test_pause_freezes_the_countdown_and_resume_continues(
     api: ContractClient, casino: Casino
 ) -> None:

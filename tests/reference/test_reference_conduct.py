@@ -107,6 +107,7 @@ def test_record_shows_only_the_players_own_bets(api: ContractClient, casino: Cas
 
 
 @pytest.mark.parametrize("game", ["sicbo", "xocdia"])
+@pytest.mark.timing
 def test_countdown_expiry_refuses_bets(casino: Casino, game: str) -> None:
     _pid, player = casino.player("100.00")
     round_id = casino.open(casino.table(game), countdown_ms=300)
@@ -218,6 +219,7 @@ def test_idempotent_replay_applies_once(casino: Casino) -> None:
 # -- concurrency and restarts --------------------------------------------------------------------
 
 
+@pytest.mark.timing
 def test_twenty_concurrent_players_settle_and_conserve_money(
     api: ContractClient, casino: Casino
 ) -> None:

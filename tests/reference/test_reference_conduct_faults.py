@@ -40,6 +40,7 @@ def _statuses(casino: Casino, round_id: str) -> list[tuple[str, str | None, str 
 # -- the round's life ----------------------------------------------------------------------------
 
 
+@pytest.mark.timing
 def test_countdown_not_enforced(make_app: Any) -> None:
     _api, casino = _with(make_app, "countdown-not-enforced")
     _pid, player = casino.player("100.00")
@@ -533,6 +534,7 @@ def _concurrent_slips(casino: Casino, round_id: str, player: dict[str, str], n: 
     assert codes == [201] * n
 
 
+@pytest.mark.timing
 def test_lost_update_under_concurrency(make_app: Any) -> None:
     _api, casino = _with(make_app, "lost-update-under-concurrency")
     _pid, player = casino.player("100.00")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
@@ -220,11 +219,10 @@ def test_a_page_is_a_keyset_search_of_the_table_s_rounds_never_a_scan(
     assert "TEMP B-TREE" not in plan  # no sort of the table's rounds
 
 
-def test_drawn_rounds_are_recorded_fast(tmp_path: Path) -> None:
-    """10,000 rounds a game at start-up, in well under a second (about 0.2 s measured)."""
-    began = time.perf_counter()
+def test_drawn_rounds_are_recorded_at_start_up(tmp_path: Path) -> None:
+    """10,000 rounds a game at start-up (how fast: benchmarks/drawn_rounds.py; timing belongs
+    in a benchmark, not in a test)."""
     app = create_app(Config(db_path=str(tmp_path / "big.sqlite3"), drawn_rounds=10_000))
-    took = time.perf_counter() - began
     try:
         with sqlite3.connect(app.state.store.path) as db:
             counts = dict(db.execute("SELECT table_id, COUNT(*) FROM rounds GROUP BY table_id"))
@@ -235,4 +233,3 @@ def test_drawn_rounds_are_recorded_fast(tmp_path: Path) -> None:
         app.state.store.close()
     assert counts == {"drawn-sicbo": 10_000, "drawn-xocdia": 10_000}
     assert len(json.loads(stored[0])) == 3
-    assert took < 1.0, took

@@ -257,13 +257,8 @@ def test_the_module_runs_as_a_command_and_starts_where_told(tmp_path: Path) -> N
     assert out.read_text().splitlines()[1].startswith("R0000001,2026-03-01T11:00:40Z,")
 
 
-def test_a_million_rounds_take_a_few_seconds_and_a_hundred_thousand_well_under_one(
-    tmp_path: Path,
-) -> None:
-    """100,000 rounds here (a million measured: about 1.1 s on a 2-core machine)."""
-    out = tmp_path / "big.csv"
-    began = datetime.now(UTC)
-    _generate(tmp_path, "big.csv", "--game", "sicbo", "--rounds", "100000", "--seed", "2")
-    took = (datetime.now(UTC) - began).total_seconds()
-    assert took < 2.0, took
+def test_a_hundred_thousand_rounds_are_written_whole(tmp_path: Path) -> None:
+    """How fast: benchmarks/drawn_rounds.py (a million rounds in 1.6 s on 2 cores); timing
+    belongs in a benchmark, not in a test."""
+    out = _generate(tmp_path, "big.csv", "--game", "sicbo", "--rounds", "100000", "--seed", "2")
     assert out.stat().st_size > 100_000 * 60
