@@ -1,6 +1,7 @@
 """Pictures for people who would rather look than read: RTP per selection, the sweep as a heat
-map, bets per clause. Each chart is a PNG (bytes), embedded in the certificate page and attached
-to Allure; matplotlib draws off-screen (Agg), so no display is needed."""
+map, bets per clause. Each chart is a PNG (bytes), embedded in the certificate page and written
+to the report's charts/ folder (the Allure report does not carry them: they are drawn from the
+whole run, after its results); matplotlib draws off-screen (Agg), so no display is needed."""
 
 import io
 from collections import Counter
