@@ -60,6 +60,10 @@ def _is_timing(expression: ast.AST) -> bool:
     )
 
 
+def _decorated(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
+    return any(_is_timing(d) for d in node.decorator_list)
+
+
 def _marks_all(body: list[ast.stmt]) -> bool:
     """A `pytestmark` of the module (or class) body naming the timing mark."""
     for node in body:
@@ -87,14 +91,15 @@ def unmarked_clock_readers(source: str) -> list[str]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             helpers[node.name] = node
             if node.name.startswith("test_"):
-                tests.append((node.name, node, _is_timing(ast.Module(node.decorator_list, []))))
+                tests.append((node.name, node, _decorated(node)))
         elif isinstance(node, ast.ClassDef):
-            whole = _marks_all(node.body) or any(_is_timing(d) for d in node.decorator_list)
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                    marked = whole or any(_is_timing(d) for d in item.decorator_list)
-                    if item.name.startswith("test_"):
-                        tests.append((f"{node.name}.{item.name}", item, marked))
+            whole = _marks_all(node.body) or _decorated(node)
+            tests += [
+                (f"{node.name}.{item.name}", item, whole or _decorated(item))
+                for item in node.body
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+                and item.name.startswith("test_")
+            ]
     reads = {name for name, f in helpers.items() if _reads_a_clock(f, modules, clocks)}
 
     def uses_reader(function: ast.AST) -> bool:
