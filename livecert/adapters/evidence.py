@@ -26,7 +26,10 @@ LAB_COMMAND = "RUN"  # an exchange's method when it is a lab's command (a restar
 # the target, emitted (or sent as a frame) by the harness, or the acknowledgement of an emit
 PUSHED, EMITTED, ACKNOWLEDGED, JOINED = "PUSH", "EMIT", "ACK", "JOIN"
 STREAM_METHODS = frozenset({PUSHED, EMITTED, ACKNOWLEDGED, JOINED})
-NOT_REQUESTS = STREAM_METHODS | {LAB_COMMAND}  # counted apart from the requests' latency
+# an exchange's method when it is no message at all but the harness's own alteration of an
+# answer it read (a validation run's mutant, livecert.harness.mutants): what was changed
+MUTATED = "MUTANT"
+NOT_REQUESTS = STREAM_METHODS | {LAB_COMMAND, MUTATED}  # counted apart from the requests' latency
 
 
 @dataclass
@@ -54,7 +57,7 @@ class Exchange:
     def as_curl(self) -> str:
         """The exchange as a curl command; the token comes from the role's variable. A lab's
         set-up command (method RUN) is shown as the command it ran."""
-        if self.method == LAB_COMMAND:
+        if self.method in (LAB_COMMAND, MUTATED):
             return self.url
         if self.method in STREAM_METHODS:  # a stream's message: its stream, event and data
             return f"{self.method} {self.url}"
@@ -116,6 +119,13 @@ class ExchangeRecorder:
     def next_seq(self) -> int:
         with self._lock:
             self.count += 1
+            self._seq += 1
+            return self._seq
+
+    def next_mark_seq(self) -> int:
+        """The number of a mark the harness writes among the exchanges (a mutant's alteration):
+        neither a request nor a message of the target's."""
+        with self._lock:
             self._seq += 1
             return self._seq
 

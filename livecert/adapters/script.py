@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from ahocorasick_rs import AhoCorasick
 
-from livecert.adapters.evidence import LAB_COMMAND, Exchange
+from livecert.adapters.evidence import LAB_COMMAND, MUTATED, Exchange
 from livecert.target_text import has_lone_surrogate, visible
 
 ID_FIELDS = {"player_id": "PLAYER", "table_id": "TABLE", "round_id": "ROUND", "bet_id": "BET"}
@@ -137,6 +137,8 @@ class ScriptWriter:
         return self.token_of.get(self.last_player, "PLAYER_TOKEN")
 
     def lines(self, exchange: Exchange) -> list[str]:
+        if exchange.method == MUTATED:  # nothing was sent: the harness altered what it read
+            return [f"# not replayed: {visible(exchange.as_curl())}"]
         if exchange.method == LAB_COMMAND or exchange.headers is not None:
             # a comment of one line whatever it holds: a newline in a value a target chose
             # (an id in a mapping's path) would otherwise start a command of its own

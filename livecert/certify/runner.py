@@ -69,6 +69,12 @@ from livecert.certify.suite_command import (
     suite_root,
 )
 from livecert.certify.terminal import say_on_terminal, silent
+from livecert.certify.validation import (
+    add_validation,
+    run_validation,
+    validation_folder,
+    validation_parallel,
+)
 from livecert.certify.workers import ROUND_TRIP_OPERATION, choose_workers
 from livecert.fairness import HistoryError
 from livecert.harness.exchange_archive import FOLDER as EXCHANGES_FOLDER
@@ -123,6 +129,8 @@ class CertifyOptions:
     histories: list[Path] = field(default_factory=list)  # outcome histories (--history)
     history_tables: list[str] = field(default_factory=list)  # --history-from-target TABLE
     detect: float | None = None  # the bias the power statement sizes a history for (--detect)
+    validate: bool = False  # method validation after the run (--validate)
+    validate_per_clause: int | None = None  # mutants per passed clause (None: by the cost)
 
     @property
     def rule_clauses(self) -> list[str]:
@@ -360,6 +368,15 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         options.lab.get("waivers", []),
     )  # fmt: skip
     certificate |= lab_section(certificate, options.lab, root, started_at, ended_at)
+    mutant = next((r for r in records if r["type"] == "mutant"), None)
+    if mutant is not None:  # what the harness read was altered: never a certification
+        certificate["validation_run"] = {k: v for k, v in mutant.items() if k != "type"}
+    if options.validate:
+        say("livecert: validating the method on this target (answer mutants)")
+        add_validation(certificate, run_validation(
+            certificate, records, options, validation_folder(folder),
+            options.validate_per_clause, validation_parallel(options, workers.processes), certify,
+        ))  # fmt: skip
     if retested is not None:
         certificate["retest"] = retest_section(retested, certificate)
     certificate = SECRETS.mask_data(certificate)  # the target's URL may hold a password

@@ -53,6 +53,7 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
             lines.append(
                 f"  FAILED {clause}: {len(row['failed_scenarios'])} scenario(s), e.g. {first}"
             )
+    lines += validation_lines(certificate)
     for game, sweep in certificate["sweep"].items():
         lines.append(
             f"  sweep {game}: {sweep['outcomes_played']}/{sweep['outcomes_possible']} "
@@ -100,4 +101,18 @@ def summary_lines(certificate: dict, folder: Path) -> list[str]:
         if (folder / name).exists():
             lines.append(f"    {name:<19} {what}")
     lines += [f"  {message}" for message in certificate.get("published", [])]
+    return lines
+
+
+def validation_lines(certificate: dict) -> list[str]:
+    """The method validation in brief: the mutants' outcomes, the clauses not shown."""
+    validation = certificate.get("validation")
+    if not validation:
+        return []
+    outcomes = ", ".join(f"{o} {n}" for o, n in validation["outcomes"].items() if n)
+    lines = [f"  validation: {validation['mutants']} mutants ({outcomes or 'none run'}), "
+             f"{validation['seconds']} s, runs in {validation['folder']}"]  # fmt: skip
+    for clause in validation["not_shown"]:
+        lines.append(f"  SENSITIVITY NOT SHOWN {clause}: "
+                     f"{validation['clauses'][clause]['sensitivity']}")  # fmt: skip
     return lines

@@ -105,6 +105,8 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
     options.workers = None if args.workers == "auto" else args.workers
     options.progress = sys.stdout.isatty() and not args.quiet and not args.no_progress
     options.har = args.har
+    options.validate = args.validate is not None
+    options.validate_per_clause = args.validate if isinstance(args.validate, int) else None
     if not args.quiet:
         from livecert.certify.terminal import say_on_terminal
 

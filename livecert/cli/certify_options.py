@@ -156,6 +156,20 @@ def certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         )
     )
     report.add_argument(
+        "--validate",
+        nargs="?",
+        const="auto",
+        default=None,
+        type=_per_clause,
+        metavar="N",
+        help="after the run, validate the method on this target: each passed clause's "
+        "scenarios run again once per answer mutant aimed at it (up to N of its operators; "
+        "by default as many as keep the validation within about 3 certifications' time); the "
+        "certificate says per clause how many mutants its checks killed, and which clauses "
+        "passed with their sensitivity not shown. The mutants alter what the harness reads, "
+        "never what it sends; their runs are kept beside the report, never signed",
+    )
+    report.add_argument(
         "--retests",
         type=Path,
         default=None,
@@ -170,6 +184,17 @@ def certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="extra pytest arguments after `--`, e.g. -- -k Small",
     )
     return parser
+
+
+def _per_clause(text: str) -> str | int:
+    """--validate's N: a positive whole number of mutants per clause, or auto."""
+    if text == "auto":
+        return text
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(
+            f"--validate takes a positive whole number of mutants per clause, not {text!r}"
+        )
+    return int(text)
 
 
 def _detect(text: str) -> float:

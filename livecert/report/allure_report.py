@@ -197,6 +197,14 @@ def environment_properties(certificate: dict) -> str:
         pairs[f"sha256 {document['name']}"] = document["sha256"]
     if target.get("faults"):
         pairs["Seeded faults (reference)"] = ", ".join(target["faults"])
+    validation = certificate.get("validation")
+    if validation:  # --validate: the sensitivity of the clauses' checks on this target
+        pairs["Method validation"] = validation["statement"]
+        pairs["Sensitivity not shown"] = ", ".join(validation["not_shown"]) or "none"
+        pairs |= {
+            f"Sensitivity {clause}": row["sensitivity"]
+            for clause, row in validation["clauses"].items()
+        }
     escaped = {key.replace(" ", "\\ "): properties_value(value) for key, value in pairs.items()}
     return "".join(f"{key}={value}\n" for key, value in escaped.items())
 

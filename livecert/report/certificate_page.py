@@ -56,6 +56,7 @@ def running_header(certificate: dict) -> dict[str, str]:
     report = f"report {lab['report_number']} · " if lab.get("report_number") else ""
     name = f"{target.get('name') or 'target'} {target.get('version') or ''}".strip()
     kind = "SELF-TEST · " if certificate.get("self_test") else ""
+    kind = "VALIDATION RUN · " if certificate.get("validation_run") else kind
     return {
         "left": f"{report}{name}",
         "right": kind + (certificate.get("verdict_statement") or certificate["verdict"]).upper(),

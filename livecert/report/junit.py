@@ -100,6 +100,8 @@ def _case(clause: str, row: dict, reproductions: list[dict]) -> ElementTree.Elem
     }
     if row.get("catalogue_line"):
         shown["catalogue"] = f"rules/RULES.html#L{row['catalogue_line']}"
+    if row.get("sensitivity"):  # method validation on this target (--validate)
+        shown["sensitivity"] = row["sensitivity"]
     for name, value in shown.items():
         ElementTree.SubElement(properties, "property", name=name, value=visible(value))
     judged = _judgement(row, reproductions)

@@ -178,12 +178,20 @@ def sign_report(folder: Path, key: Ed25519PrivateKey, signed_by: str) -> dict:
 
 def _declared_signer_problem(folder: Path, key: Ed25519PrivateKey, signed_by: str) -> str | None:
     """The certificate's page names who will sign and with which key (the lab's `signer` and
-    `signing_key`): another key, or another signer, would sign a page that says otherwise."""
+    `signing_key`): another key, or another signer, would sign a page that says otherwise. A
+    validation run's report (its answers altered by a mutant) is never signed."""
     try:
-        lab = json.loads((folder / "certificate.json").read_text(encoding="utf-8")).get("lab")
+        certificate = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
+        lab = certificate.get("lab") if isinstance(certificate, dict) else None
     except (OSError, ValueError):
         return None  # not a certificate this can read: the manifest check says what is wrong
     lab = lab if isinstance(lab, dict) else {}
+    if isinstance(certificate, dict) and certificate.get("validation_run"):  # answers altered
+        return (
+            f"{folder} is a validation run's report (answer mutant "
+            f"{certificate['validation_run'].get('name')}): the harness altered what it read, "
+            "so it is never signed as a certification"
+        )
     declared, used = lab.get("signing_key"), fingerprint(key.public_key())
     if declared and declared != used:
         return f"the certificate names the key {declared} to sign it; this key is {used}"

@@ -1,0 +1,12 @@
+"""Answer mutants for method validation (`livecert certify --validate`): see registry.py."""
+
+from livecert.harness.mutants.registry import (
+    Mutant,
+    MutantError,
+    Operator,
+    all_operators,
+    operators_for,
+    parse_mutant,
+)
+
+__all__ = ["Mutant", "MutantError", "Operator", "all_operators", "operators_for", "parse_mutant"]

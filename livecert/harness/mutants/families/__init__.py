@@ -1,0 +1,11 @@
+"""The operators, one module per family; importing this package registers them all."""
+
+from livecert.harness.mutants.families import (  # noqa: F401  (each registers its operators)
+    balances,
+    bets,
+    idempotency,
+    payouts,
+    records,
+    refunds,
+    states,
+)

@@ -1,0 +1,68 @@
+"""Bet record operators: a round missing from a player's record, or its balances shifted."""
+
+from dataclasses import replace
+
+from livecert.adapters.model import BetRecord, PlayerHandle
+from livecert.harness.mutants.mutation import Mutation
+from livecert.harness.mutants.registry import clauses_in, operator
+
+RECORD = ("TBL-DISC-03", "REG-RECALL-01")
+
+
+@operator(
+    "record-row-dropped",
+    family="records",
+    summary="the bet record leaves out the player's latest round and its bets",
+    validates=clauses_in(*RECORD),
+    declares=lambda clause: RECORD,  # the bets' details and the round's record, both gone
+)
+class RecordRowDropped(Mutation):
+    def record(self, player: PlayerHandle, record: BetRecord) -> BetRecord:
+        if not record.rounds:
+            return record
+        dropped = record.rounds[-1].round_id
+        self.altered(f"{player.player_id}'s bet record shown without round {dropped}")
+        return replace(
+            record,
+            rounds=record.rounds[:-1],
+            bets=tuple(b for b in record.bets if b.round_id != dropped),
+        )
+
+
+@operator(
+    "record-balances-shifted",
+    family="records",
+    summary="the bet record's balance before and after each round one minor unit off",
+    # the record's balances are REG-RECALL-01's ("the balance before and after"), not
+    # TBL-DISC-03's (the bets' details): a validation on the reference showed it
+    validates=clauses_in("REG-RECALL-01"),
+)
+class RecordBalancesShifted(Mutation):
+    def record(self, player: PlayerHandle, record: BetRecord) -> BetRecord:
+        if not record.rounds:
+            return record
+        unit = self.unit
+        rows = tuple(
+            replace(
+                row,
+                balance_before=row.balance_before + unit,
+                balance_after=None if row.balance_after is None else row.balance_after + unit,
+            )
+            for row in record.rounds
+        )
+        self.altered(f"{player.player_id}'s bet record shown with every balance {unit} more")
+        return replace(record, rounds=rows)
+
+
+@operator(
+    "statistics-round-dropped",
+    family="records",
+    summary="the statistics chart leaves out one of the rounds it must show",
+    validates=clauses_in("SB-STAT-01"),
+)
+class StatisticsRoundDropped(Mutation):
+    def statistics(self, table_id: str, rows: list[dict]) -> list[dict]:
+        if not rows:
+            return rows
+        self.altered(f"the statistics chart of table {table_id} shown without its first row")
+        return rows[1:]

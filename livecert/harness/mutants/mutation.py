@@ -1,0 +1,230 @@
+"""A mutant at work: the adapter the steps use, its answers altered the way one fault would.
+
+`MutatedAnswers` wraps the adapter the run built (under the limit and identity guards, so they
+judge the altered answers as the steps do). It sends every request as the steps asked, then
+hands the answer to the mutant's `Mutation`, whose hooks return it altered or as it was. Each
+alteration is written into the evidence as an exchange of its own (method MUTANT, nothing sent),
+beside the exchange that brought the answer, and counted: a mutant that found nothing to alter
+on this target says so, instead of passing as a survivor.
+
+A mutation keeps its alterations consistent, as the fault it stands for would: a bet paid one
+unit more shows that unit in every later balance and in the bet record, so that only the
+clause it is aimed at has reason to fail.
+"""
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any
+
+from livecert.adapters.errors import Refused
+from livecert.adapters.evidence import MUTATED, Exchange
+from livecert.adapters.model import (
+    BetRecord,
+    BetView,
+    HistoryPage,
+    PlayerHandle,
+    RoundView,
+    TargetInfo,
+)
+
+SAMPLES_KEPT = 20  # alterations described in the run record (all are in the evidence)
+
+
+class Mutation:
+    """The hooks of one mutant; each returns the answer altered, or as it was. `altered(what)`
+    marks an alteration in the evidence. Shared state is guarded by `lock` (a scenario's
+    money sessions read at once)."""
+
+    def __init__(self, clause: str, info: TargetInfo, note: Callable[[str], None]) -> None:
+        self.clause = clause
+        self.info = info
+        self._note = note
+        self.lock = threading.RLock()
+
+    @property
+    def unit(self) -> Decimal:
+        """The target's minor unit as an amount (0.01 for two decimals)."""
+        return Decimal(1).scaleb(-self.info.minor_unit)
+
+    def altered(self, what: str) -> None:
+        self._note(what)
+
+    # -- the hooks -----------------------------------------------------------------------------
+
+    def bets_placed(
+        self, player: PlayerHandle, round_id: str, bets: Sequence[Any], views: list[BetView]
+    ) -> list[BetView]:
+        return views
+
+    def bets_refused(
+        self, player: PlayerHandle, round_id: str, bets: Sequence[Any], refusal: Refused
+    ) -> list[BetView] | None:
+        """A slip the target refused: None keeps the refusal; bet views show it taken."""
+        return None
+
+    def resent(
+        self, player: PlayerHandle, round_id: str, key: str, views: list[BetView]
+    ) -> list[BetView]:
+        """The answer to a slip sent again under an idempotency key already used."""
+        return views
+
+    def round(self, operation: str, view: RoundView) -> RoundView:
+        """Any answer that shows a round: opened, closed, a dealer's action or event, a result,
+        a read (`operation` names it: `dealer_action:pause`, `record_event:rearrange`)."""
+        return view
+
+    def withdrawal_refused(self, player: PlayerHandle, bet_id: str, refusal: Refused) -> bool:
+        """A withdrawal the target refused: True shows it done."""
+        return False
+
+    def disconnected(self, player: PlayerHandle) -> None:
+        """The player was disconnected (the request sent as asked)."""
+
+    def balance(self, player: PlayerHandle, amount: Decimal) -> Decimal:
+        return amount
+
+    def record(self, player: PlayerHandle, record: BetRecord) -> BetRecord:
+        return record
+
+    def statistics(self, table_id: str, rows: list[dict]) -> list[dict]:
+        return rows
+
+    def history(self, table_id: str, page: HistoryPage) -> HistoryPage:
+        return page
+
+
+class MutatedAnswers:
+    """The adapter as the steps see it in a validation run: every answer through `mutation`."""
+
+    def __init__(self, adapter: Any, mutant_name: str, build: Callable[..., Mutation]) -> None:
+        self._adapter = adapter
+        self.mutant_name = mutant_name
+        self.alterations = 0
+        self.samples: list[str] = []
+        self._count_lock = threading.Lock()
+        self._keys: set[str] = set()  # the idempotency keys sent so far
+        self.mutation = build(self._note)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._adapter, name)
+
+    def __repr__(self) -> str:
+        return f"MutatedAnswers({self.mutant_name}, {self._adapter!r})"
+
+    @property
+    def inner(self) -> Any:
+        return self._adapter
+
+    def _note(self, what: str) -> None:
+        recorder = self._adapter.recorder
+        text = f"livecert validation, mutant {self.mutant_name}: {what} (the harness altered the "
+        text += "answer it read; the target was sent nothing else and answered otherwise)"
+        recorder.add(
+            Exchange(recorder.next_mark_seq(), "mutant", "harness", MUTATED, text,
+                     None, None, None, 0.0)
+        )  # fmt: skip
+        with self._count_lock:
+            self.alterations += 1
+            if len(self.samples) < SAMPLES_KEPT:
+                self.samples.append(what)
+
+    # -- bets ------------------------------------------------------------------------------------
+
+    def place_bets(
+        self,
+        player: PlayerHandle,
+        round_id: str,
+        bets: Sequence[Any],
+        idempotency_key: str | None = None,
+    ) -> list[BetView]:
+        with self._count_lock:
+            again = idempotency_key is not None and idempotency_key in self._keys
+            if idempotency_key is not None:
+                self._keys.add(idempotency_key)
+        try:
+            views = self._adapter.place_bets(
+                player, round_id, bets, idempotency_key=idempotency_key
+            )
+        except Refused as refusal:
+            shown = self.mutation.bets_refused(player, round_id, bets, refusal)
+            if shown is None:
+                raise
+            return shown
+        if again:
+            assert idempotency_key is not None
+            views = self.mutation.resent(player, round_id, idempotency_key, views)
+        return self.mutation.bets_placed(player, round_id, bets, views)
+
+    def withdraw_bet(self, player: PlayerHandle, bet_id: str) -> None:
+        try:
+            self._adapter.withdraw_bet(player, bet_id)
+        except Refused as refusal:
+            if not self.mutation.withdrawal_refused(player, bet_id, refusal):
+                raise
+
+    def disconnect(self, player: PlayerHandle) -> None:
+        self._adapter.disconnect(player)
+        self.mutation.disconnected(player)
+
+    # -- rounds ----------------------------------------------------------------------------------
+
+    def open_round(self, table_id: str, countdown_ms: int | None = None) -> RoundView:
+        view = self._adapter.open_round(table_id, countdown_ms=countdown_ms)
+        return self.mutation.round("open_round", view)
+
+    def close_betting(self, round_id: str) -> RoundView:
+        return self.mutation.round("close_betting", self._adapter.close_betting(round_id))
+
+    def record_reshake(self, round_id: str, reason: str) -> RoundView:
+        return self.mutation.round("record_reshake", self._adapter.record_reshake(round_id, reason))
+
+    def record_event(self, round_id: str, event: str) -> RoundView:
+        view = self._adapter.record_event(round_id, event)
+        return self.mutation.round(f"record_event:{event}", view)
+
+    def dealer_action(self, round_id: str, action: str, reason: str | None = None) -> RoundView:
+        view = self._adapter.dealer_action(round_id, action, reason)
+        return self.mutation.round(f"dealer_action:{action}", view)
+
+    def enter_result(self, round_id: str, outcome: Sequence[Any]) -> RoundView:
+        return self.mutation.round("enter_result", self._adapter.enter_result(round_id, outcome))
+
+    def get_round(self, round_id: str, player: PlayerHandle | None = None) -> RoundView:
+        return self.mutation.round("get_round", self._adapter.get_round(round_id, player))
+
+    @property
+    def play_round(self) -> Callable[..., RoundView]:
+        """The inner adapter's instant round, its answer altered; absent where it has none."""
+        if not hasattr(self._adapter, "play_round"):
+            raise AttributeError("play_round")
+        return self._play_round
+
+    def _play_round(self, *args: Any, **options: Any) -> RoundView:
+        return self.mutation.round("play_round", self._adapter.play_round(*args, **options))
+
+    # -- the player's money and records -------------------------------------------------------
+
+    def balance(self, player: PlayerHandle) -> Decimal:
+        return self.mutation.balance(player, self._adapter.balance(player))
+
+    def bet_record(self, player: PlayerHandle, round_id: str | None = None) -> BetRecord:
+        return self.mutation.record(player, self._adapter.bet_record(player, round_id))
+
+    def statistics(self, table_id: str) -> list[dict]:
+        return self.mutation.statistics(table_id, self._adapter.statistics(table_id))
+
+    @property
+    def round_history(self) -> Callable[..., HistoryPage]:
+        if not hasattr(self._adapter, "round_history"):
+            raise AttributeError("round_history")
+        return self._round_history
+
+    def _round_history(self, table_id: str, *args: Any, **options: Any) -> HistoryPage:
+        page = self._adapter.round_history(table_id, *args, **options)
+        return self.mutation.history(table_id, page)
+
+
+def with_bets(view: RoundView, bets: Sequence[BetView]) -> RoundView:
+    return replace(view, bets=tuple(bets))

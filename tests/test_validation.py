@@ -1,0 +1,175 @@
+"""Method validation's judgement of its mutant runs and what the certificate says of it
+(livecert.certify.validation); the runs themselves are in test_validation_runs.py."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from livecert.adapters.rate import parse_rate
+from livecert.certify.runner import CertifyOptions
+from livecert.certify.validation import (
+    INCOMPLETE,
+    KILLED,
+    MISATTRIBUTED,
+    NOT_APPLIED,
+    NOT_SHOWN,
+    SURVIVED,
+    MutantRun,
+    add_validation,
+    default_per_clause,
+    failed_anywhere,
+    game_for,
+    outcome_of,
+    sweep_narrowed,
+    validation_parallel,
+    validation_section,
+)
+from livecert.harness.mutants import operators_for
+from livecert.report.junit import build_junit
+from livecert.report.signing import SigningError, sign_report
+
+
+@pytest.mark.parametrize(
+    ("declares", "failed", "verdict", "altered", "outcome"),
+    [
+        (["SB-PAY-05"], ["SB-PAY-05"], "non-compliant", 3, KILLED),
+        (["SB-RND-01", "REG-COMMIT-01"], ["SB-RND-01"], "non-compliant", 1, KILLED),
+        (["SB-PAY-05"], ["SB-PAY-05", "REG-MONEY-01"], "non-compliant", 3, MISATTRIBUTED),
+        (["SB-PAY-05"], ["REG-MONEY-01"], "non-compliant", 3, MISATTRIBUTED),
+        (["SB-RND-01", "REG-COMMIT-01"], ["REG-COMMIT-01"], "non-compliant", 1, MISATTRIBUTED),
+        (["SB-PAY-05"], [], "compliant", 3, SURVIVED),
+        (["SB-PAY-05"], [], "incomplete", 3, INCOMPLETE),
+        (["SB-PAY-05"], [], "compliant", 0, NOT_APPLIED),
+        (["SB-PAY-05"], ["SB-PAY-05"], "non-compliant", 0, NOT_APPLIED),
+        (["SB-PAY-05"], [], "incomplete", 0, INCOMPLETE),  # ended before it could count
+    ],
+)
+def test_a_mutant_is_killed_only_on_its_own_clause(
+    declares: list[str], failed: list[str], verdict: str, altered: int, outcome: str
+) -> None:
+    assert outcome_of(declares, declares[0], failed, verdict, altered) == outcome
+
+
+def run(mutant: str, outcome: str, failed: tuple[str, ...] = ()) -> MutantRun:
+    operator, _, clause = mutant.partition("@")
+    return MutantRun(mutant, operator, "f", clause, [clause], "s", "xocdia",
+                     outcome=outcome, failed=list(failed), scenarios=["S1", "S2"])  # fmt: skip
+
+
+def test_a_clause_no_mutant_killed_passed_with_its_sensitivity_not_shown() -> None:
+    runs = [
+        run("payout-unit-off@XD-PAY-01", KILLED, ("XD-PAY-01",)),
+        run("payout-other-odds@XD-PAY-01", SURVIVED),
+        run("payout-unit-off@XD-PAY-02", SURVIVED),
+        run("payout-other-odds@XD-PAY-02", NOT_APPLIED),
+    ]
+    section = validation_section(["XD-PAY-01", "XD-PAY-02", "DOC-LANG-01"], runs, 2, True)
+    one, two, lang = (section["clauses"][c] for c in ("XD-PAY-01", "XD-PAY-02", "DOC-LANG-01"))
+    assert one["sensitivity"] == "1 of 2 mutants killed" and one["shown"]
+    assert two["sensitivity"] == f"{NOT_SHOWN} (no mutant was killed)"
+    assert two["survivors"] == [
+        {"mutant": "payout-unit-off@XD-PAY-02", "operator": "payout-unit-off",
+         "outcome": SURVIVED, "failed": [], "scenarios": ["S1", "S2"]},
+    ]  # fmt: skip
+    assert two["not_applied"] == ["payout-other-odds@XD-PAY-02"] and two["run"] == 1
+    assert lang["sensitivity"] == f"{NOT_SHOWN} (no operator aims at it)"
+    assert section["not_shown"] == ["XD-PAY-02", "DOC-LANG-01"]
+    assert section["outcomes"] == {KILLED: 1, MISATTRIBUTED: 0, SURVIVED: 2, INCOMPLETE: 0,
+                                   NOT_APPLIED: 1}  # fmt: skip
+    assert "1 of 3 passed clauses showed" in section["statement"]
+    assert "2 passed with sensitivity not shown" in section["statement"]
+    assert "(1 of them because no operator aims at them yet" in section["statement"]
+    assert section["no_operator"] == ["DOC-LANG-01"]
+
+
+def test_the_verdict_is_not_changed_only_said_more_of() -> None:
+    section = validation_section(["XD-PAY-02"], [run("payout-unit-off@XD-PAY-02", SURVIVED)],
+                                 1, True)  # fmt: skip
+    certificate = {
+        "verdict": "compliant",
+        "verdict_statement": "compliant",
+        "clauses": {"XD-PAY-02": {"status": "passed"}},
+    }
+    add_validation(certificate, section)
+    assert certificate["verdict"] == "compliant"
+    assert certificate["verdict_statement"].startswith("compliant. Method validation")
+    assert certificate["clauses"]["XD-PAY-02"]["sensitivity"].startswith(NOT_SHOWN)
+
+
+def test_the_default_number_of_mutants_keeps_within_three_certifications() -> None:
+    records = [
+        {"type": "scenario", "clauses": ["XD-PAY-01"], "duration": 2.0},
+        {"type": "scenario", "clauses": ["XD-PAY-02"], "duration": 2.0},
+    ]
+    passed = ["XD-PAY-01", "XD-PAY-02"]  # two operators each, a run of (2 + 4) s: 12 s a round
+    assert default_per_clause(passed, records, certified_seconds=5.0, parallel=1) == 1
+    assert default_per_clause(passed, records, certified_seconds=8.0, parallel=1) == 2
+    assert default_per_clause(passed, records, certified_seconds=1.0, parallel=1) == 1  # least
+    assert len(operators_for("XD-PAY-01")) == 2
+
+
+def test_a_mutant_runs_on_its_clauses_game_and_a_shared_duty_on_xoc_dia() -> None:
+    assert game_for("SB-PAY-05", ("sicbo", "xocdia")) == "sicbo"
+    assert game_for("REG-BAL-01", ("sicbo", "xocdia")) == "xocdia"
+    assert game_for("REG-BAL-01", ("sicbo",)) == "sicbo"
+    assert sweep_narrowed("SB-PAY-05", "sicbo") == ("SB-PAY-05",)
+    assert len(sweep_narrowed("REG-BAL-01", "xocdia")) == 1
+
+
+def test_junit_says_each_clauses_sensitivity() -> None:
+    certificate = {
+        "verdict": "compliant",
+        "summary": {"scenarios": 2},
+        "clauses": {
+            "SB-PAY-01": {"status": "passed", "section": "A", "in_scope": True,
+                          "sensitivity": "2 of 2 mutants killed"},
+            "SB-PAY-02": {"status": "passed", "section": "A", "in_scope": True},
+        },
+    }  # fmt: skip
+    shown = {
+        case.get("name"): [p.get("value") for p in case.iter("property")
+                           if p.get("name") == "sensitivity"]
+        for case in build_junit(certificate).getroot().iter("testcase")
+    }  # fmt: skip
+    assert shown["SB-PAY-01"] == ["2 of 2 mutants killed"]
+    assert shown["SB-PAY-02"] == []
+
+
+def test_a_validation_runs_report_is_never_signed(tmp_path: Path) -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    (tmp_path / "certificate.json").write_text(
+        json.dumps({"validation_run": {"name": "payout-unit-off@SB-PAY-05"}, "lab": {}})
+    )
+    (tmp_path / "manifest.json").write_text("{}")
+    with pytest.raises(SigningError, match=r"validation run's report .* never signed"):
+        sign_report(tmp_path, Ed25519PrivateKey.generate(), "A. Tester")
+
+
+def test_what_the_certification_failed_already_is_no_mutants_doing() -> None:
+    certificate = {
+        "clauses": {"XD-PAY-01": {"status": "failed"}, "XD-PAY-02": {"status": "passed"}}
+    }
+    records = [
+        {"type": "scenario", "judged_failed": ["XD-PAY-01", "REG-MONEY-01"]},
+        {"type": "latency"},
+    ]
+    assert failed_anywhere(certificate, records) == ["REG-MONEY-01", "XD-PAY-01"]
+    assert failed_anywhere(certificate, records, before=["XD-PAY-01"]) == ["REG-MONEY-01"]
+
+
+@pytest.mark.parametrize(
+    ("given", "processes", "parallel"),
+    [
+        ({}, 1, os.cpu_count() or 1),  # the embedded reference: a server of each run's own
+        ({"target_url": "https://t.example"}, 3, 3),
+        ({"target_url": "https://t.example"}, 1, 1),  # one process: shared tables, or slow
+        ({"target_url": "https://t.example", "restart_hook": "./restart.sh"}, 3, 1),
+        ({"rate_limit": parse_rate("10/s")}, 3, 1),
+    ],
+)
+def test_mutant_runs_at_once_keep_the_targets_limits(given: dict, processes: int,
+                                                     parallel: int) -> None:  # fmt: skip
+    assert validation_parallel(CertifyOptions(**given), processes) == parallel
