@@ -15,12 +15,13 @@ from livecert.harness.mutants.registry import clauses_in, operator
 MONEY = ("REG-MONEY-01",)
 # the clauses whose checks judge a balance read after an action: a wallet that reads wrong
 # breaks each of them wherever the scenarios of REG-MONEY-01 meet it (nothing moved by a
-# refusal, a late bet, a re-sent slip; the stakes back after a cancel, a void, a restart; the
-# record's balances against the wallet's)
+# refusal, a late bet, a re-sent slip, a withdrawal refused; the stakes back after a cancel, a
+# void, a restart; the bets kept through a Sic Bo shake; the record's balances against the
+# wallet's)
 BALANCE_JUDGED = (
     "REG-MONEY-01", "REG-COMMIT-01", "REG-INPUT-01", "REG-IDEMP-01", "REG-INTR-01",
     "REG-RECALL-01", "SB-RND-01", "XD-RND-01", "TBL-MAL-01", "TBL-MAL-03", "XD-VOID-01",
-    "XD-VOID-02", "TBL-DISC-02",
+    "XD-VOID-02", "TBL-DISC-02", "SB-RND-03", "SB-RND-04",
 )  # fmt: skip
 
 
