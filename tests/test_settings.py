@@ -194,6 +194,7 @@ def test_every_command_and_option_has_help_naming_its_variable() -> None:
         "selftest",
         "report",
         "replay",
+        "validate",
         "compare",
         "sign",
         "verify",

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from livecert.certify.runner import CertifyOptions, certify
+from livecert.certify.selftest import livecert_command
 from livecert.certify.validation import KILLED, NOT_SHOWN, validation_folder
 from livecert.harness.mutants import parse_mutant
 from livecert.report.certificate_page import render_certificate
+from livecert.report.signing import verify_integrity
 
 # one clause per family of operators, each validated by every operator aimed at it
 SAMPLE = ("XD-PAY-03", "REG-BAL-01", "REG-MONEY-01", "REG-IDEMP-01", "TBL-DISC-03")
@@ -101,3 +103,24 @@ def test_a_check_taken_out_leaves_its_clause_passed_with_sensitivity_not_shown(
     assert survivors[0]["scenarios"]  # the scenarios that ran it are named
     assert certificate["validation"]["not_shown"] == ["REG-BAL-01"]
     assert "1 passed with sensitivity not shown" in certificate["verdict_statement"]
+
+
+def test_a_finished_report_is_validated_beside_it_and_left_unchanged(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    options = CertifyOptions(game="xocdia", clauses=("XD-PAY-03",), report_dir=report,
+                             quiet=True, html=False)  # fmt: skip
+    assert certify(options)[0] == 0
+    manifest = (report / "manifest.json").read_bytes()
+    done = livecert_command("validate", str(report), "--per-clause", "1", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "XD-PAY-03: 1 of 1 mutants killed" in done.stdout
+    written = json.loads((validation_folder(report) / "validation.json").read_text())
+    assert [r["mutant"] for r in written["runs"]] == ["payout-unit-off@XD-PAY-03"]
+    assert (report / "manifest.json").read_bytes() == manifest
+    assert verify_integrity(report)[0] == []  # the report is as its run left it
+
+
+def test_validating_what_is_no_report_is_a_usage_error(tmp_path: Path) -> None:
+    done = livecert_command("validate", str(tmp_path), timeout=60)
+    assert done.returncode == 3
+    assert "livecert validate:" in done.stderr and str(tmp_path) in done.stderr

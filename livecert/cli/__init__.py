@@ -1,7 +1,7 @@
 """The `livecert` command: `certify` a target, check it with `doctor`, `serve` the reference
 implementation, prove the harness with `selftest`, build a run's pages with `report`, `replay` a
-report's failed scenarios, `compare` two runs, `sign` a report and `verify` a signed one, and
-show the settings with `config`.
+report's failed scenarios, `validate` a run's method on its target, `compare` two runs, `sign` a
+report and `verify` a signed one, and show the settings with `config`.
 
 Its parsers are in `options.py`, the commands in `commands.py`; the settings' precedence
 (command line > environment > config file > defaults) in livecert/settings.py.
@@ -53,6 +53,7 @@ def _main(argv: list[str] | None = None) -> int:
         "selftest": commands.run_selftest,
         "report": commands.run_report,
         "replay": commands.run_replay,
+        "validate": commands.run_validate,
         "compare": commands.run_compare,
         "sign": commands.run_sign,
         "verify": commands.run_verify,

@@ -226,6 +226,26 @@ def run_replay(args: argparse.Namespace, argv: list[str]) -> int:
     return status
 
 
+def run_validate(args: argparse.Namespace, argv: list[str]) -> int:
+    from livecert.certify.compare import CompareError
+    from livecert.certify.runner import CertifyError
+    from livecert.certify.validate_report import validate_report
+    from livecert.target_text import terminal_lines
+
+    if args.per_clause is not None and args.per_clause < 1:
+        return _usage("validate", f"--per-clause must be 1 or more, not {args.per_clause}")
+    tokens = (os.environ.get("LIVECERT_OPERATOR_TOKEN"), os.environ.get("LIVECERT_DEALER_TOKEN"))
+    try:
+        section = validate_report(args.folder, args.per_clause, *tokens)
+    except (CertifyError, CompareError) as error:
+        return _usage("validate", str(error))
+    lines = [section["statement"]]
+    lines += [f"  {clause}: {row['sensitivity']}" for clause, row in section["clauses"].items()]
+    lines.append(f"  the validation: {section['folder']}/validation.json")
+    print(terminal_lines(lines))
+    return 1 if section["not_shown"] else 0
+
+
 def run_compare(args: argparse.Namespace, argv: list[str]) -> int:
     import json
 

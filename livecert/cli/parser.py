@@ -17,6 +17,7 @@ from livecert.cli.readers import (
     replay_parser,
     report_parser,
     sign_parser,
+    validate_parser,
     verify_parser,
 )
 
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     selftest_parser(sub)
     report_parser(sub)
     replay_parser(sub)
+    validate_parser(sub)
     compare_parser(sub)
     sign_parser(sub)
     verify_parser(sub)

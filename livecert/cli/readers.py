@@ -93,6 +93,28 @@ def replay_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return replay
 
 
+def validate_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    validate = sub.add_parser(
+        "validate",
+        help="validate a finished run's method on its target: can each passed clause fail there",
+        description="Run each clause a report passed again against the same target (its URL "
+        "and adapter, or the embedded reference with the same seeded faults) once per answer "
+        "mutant aimed at it, and say per clause how many mutants its checks killed; as "
+        "`certify --validate` does after a run. The report is not changed: the validation is "
+        "written beside it (REPORT.validation/validation.json). A target's tokens come from "
+        "LIVECERT_OPERATOR_TOKEN and LIVECERT_DEALER_TOKEN. Exit status: 0 every passed "
+        "clause showed its checks can fail, 1 some passed with sensitivity not shown, 3 a "
+        "usage error.",
+    )
+    validate.add_argument("folder", type=Path, metavar="REPORT", help="the report to validate")
+    validate.add_argument(
+        "--per-clause", type=int, default=None, metavar="N",
+        help="mutants per passed clause at most (default: as many as keep the validation "
+        "within about three certifications' time)",
+    )  # fmt: skip
+    return validate
+
+
 def compare_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     compare = sub.add_parser(
         "compare",
