@@ -368,3 +368,26 @@ def test_the_statistics_chart_loses_a_row_and_a_disconnected_players_bet_is_refu
     target.rounds["r1"] = round_view(bet("b1", "BIG", "10.00", "settled", "10.00", "20.00"))
     assert answers.get_round("r1").bet("b1").returned == Decimal("10.00")
     assert answers.balance(ALICE) == Decimal("100.00")
+
+
+def test_an_instant_round_refused_is_shown_played_and_lost() -> None:
+    target = FakeTarget()
+
+    def refuse(*args: Any, **options: Any) -> RoundView:
+        raise Refused("play a round", 400, "invalid_stake", "negative")
+
+    target.play_round = refuse  # type: ignore[attr-defined]
+    target.balances = [Decimal("100.00")]
+    answers = mutated("refused-shown-taken@REG-INPUT-01", target)
+    view = answers.play_round(ALICE, "t1", [("SMALL", Decimal("-5.00"))], ["r", "r", "w", "w"])
+    assert (view.table_id, view.state, view.result) == (
+        "t1",
+        "settled",
+        {"tokens": ["r", "r", "w", "w"]},
+    )
+    [lost] = view.bets
+    assert (lost.stake, lost.outcome, lost.returned) == (Decimal("-5.00"), "lose", Decimal(0))
+    assert answers.balance(ALICE) == Decimal("105.00")  # a stake of -5.00 taken
+    kept = mutated("balance-lag@REG-MONEY-01", target)  # no hook for it: the refusal stays
+    with pytest.raises(Refused):
+        kept.play_round(ALICE, "t1", [("SMALL", Decimal("-5.00"))], ["r", "r", "w", "w"])

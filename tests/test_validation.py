@@ -173,3 +173,10 @@ def test_what_the_certification_failed_already_is_no_mutants_doing() -> None:
 def test_mutant_runs_at_once_keep_the_targets_limits(given: dict, processes: int,
                                                      parallel: int) -> None:  # fmt: skip
     assert validation_parallel(CertifyOptions(**given), processes) == parallel
+
+
+def test_a_run_that_passed_nothing_says_so_rather_than_0_of_0() -> None:
+    section = validation_section([], [], 1, True)
+    assert section["statement"] == (
+        "Method validation on this target: no clause passed, so none was validated."
+    )

@@ -274,7 +274,9 @@ def validation_section(
         "clauses": clauses,
         "not_shown": not_shown,
         "no_operator": unaimed,
-        "statement": (
+        "statement": ("Method validation on this target: no clause passed, so none was validated.")
+        if not passed
+        else (
             f"Method validation on this target: {len(passed) - len(not_shown)} of {len(passed)} "
             f"passed clauses showed their checks can fail here; {len(not_shown)} passed with "
             f"sensitivity not shown on this target ({len(unaimed)} of them because no operator "

@@ -75,6 +75,18 @@ class Mutation:
         a read (`operation` names it: `dealer_action:pause`, `record_event:rearrange`)."""
         return view
 
+    def round_refused(
+        self,
+        player: PlayerHandle,
+        table_id: str,
+        bets: Sequence[Any],
+        outcome: Sequence[Any],
+        refusal: Refused,
+    ) -> RoundView | None:
+        """An instant round (a slip played and settled in one request) the target refused:
+        None keeps the refusal; a round shows it played."""
+        return None
+
     def withdrawal_refused(self, player: PlayerHandle, bet_id: str, refusal: Refused) -> bool:
         """A withdrawal the target refused: True shows it done."""
         return False
@@ -201,8 +213,25 @@ class MutatedAnswers:
             raise AttributeError("play_round")
         return self._play_round
 
-    def _play_round(self, *args: Any, **options: Any) -> RoundView:
-        return self.mutation.round("play_round", self._adapter.play_round(*args, **options))
+    def _play_round(
+        self,
+        player: PlayerHandle,
+        table_id: str,
+        bets: Sequence[Any],
+        outcome: Sequence[Any],
+        idempotency_key: str | None = None,
+        **options: Any,
+    ) -> RoundView:
+        try:
+            view = self._adapter.play_round(
+                player, table_id, bets, outcome, idempotency_key=idempotency_key, **options
+            )
+        except Refused as refusal:
+            shown = self.mutation.round_refused(player, table_id, bets, outcome, refusal)
+            if shown is None:
+                raise
+            return shown
+        return self.mutation.round("play_round", view)
 
     # -- the player's money and records -------------------------------------------------------
 

@@ -75,6 +75,8 @@ class BalanceUnitOff(Mutation):
     family="balances",
     summary="a balance read below zero (a wallet that let a stake take it under nothing)",
     validates=clauses_in("REG-BAL-01"),
+    # a balance read below zero is no balance the rounds played leave: REG-MONEY-01's too
+    declares=lambda clause: ("REG-BAL-01", "REG-MONEY-01"),
 )
 class BalanceBelowZero(Mutation):
     def balance(self, player: PlayerHandle, amount: Decimal) -> Decimal:

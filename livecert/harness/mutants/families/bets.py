@@ -85,6 +85,27 @@ class RefusedShownTaken(StakesTaken):
         self.altered(f"a slip of {len(views)} bet(s) refused ({refusal.code}) shown taken")
         return views
 
+    def round_refused(
+        self,
+        player: PlayerHandle,
+        table_id: str,
+        bets: Sequence[Any],
+        outcome: Sequence[Any],
+        refusal: Refused,
+    ) -> RoundView | None:
+        """An instant round refused, shown played: its bets taken and lost (their stakes gone
+        from the balance), at the table and on the result asked."""
+        views = self.bets_refused(player, "", bets, refusal)
+        if views is None:
+            return None
+        lost = [replace(v, status="settled", outcome="lose", win=Decimal(0),
+                        returned=Decimal(0)) for v in views]  # fmt: skip
+        dice = all(isinstance(o, int) for o in outcome)
+        result = {"dice" if dice else "tokens": list(outcome)}
+        game = "sicbo" if dice else "xocdia"
+        return RoundView(f"mutant-round-{self.made}", table_id, game, "settled", result,
+                         tuple(lost))  # fmt: skip
+
     def round(self, operation: str, view: RoundView) -> RoundView:
         with self.lock:
             extra = list(self.taken.get(view.round_id, ()))

@@ -166,7 +166,9 @@ TRIPLE_LOSERS = ("SMALL", "BIG", "ODD", "EVEN")  # SB-PAY-16: these lose on a tr
     family="payouts",
     summary="Small, Big, Odd or Even paid at 1:1 on a triple instead of losing",
     validates=lambda clause: clause == "SB-PAY-16",
-    declares=payout_declares,
+    # a Small, Big, Odd or Even paid on a triple also breaks that selection's own row (a
+    # sweep over every selection judges it there too) and the settlement duty
+    declares=lambda clause: (clause, "SB-PAY-01", "SB-PAY-02", "SB-PAY-03", "SB-PAY-04", SETTLE),
 )
 class TripleLossPaid(PaidOtherwise):
     def __init__(self, *args: object) -> None:
