@@ -82,6 +82,7 @@ def test_the_certificate_page_shows_each_clauses_sensitivity(validated) -> None:
     assert 'id="validation"' in page
     assert "Method validation on this target: 5 of 5 passed clauses" in page
     assert page.count("mutants killed") >= 2 * len(SAMPLE)  # the table and each clause's row
+    assert "one failed elsewhere is misattributed" in page
 
 
 def test_a_check_taken_out_leaves_its_clause_passed_with_sensitivity_not_shown(
