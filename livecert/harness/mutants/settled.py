@@ -62,3 +62,50 @@ class StakesTaken(Mutation):
         if staked:
             self.altered(f"{player.player_id}'s balance {amount} shown as {amount - staked}")
         return amount - staked
+
+
+class BetsGone(Mutation):
+    """Bets the target took that the mutant shows gone (refused, withdrawn, dropped): in no
+    round or bet record from then on, and their stakes back in the player's balance less what
+    the target returned on them since (`forget` them; `gone_as` says how, in the evidence)."""
+
+    gone_as = "gone"
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.gone: dict[str, BetView] = {}  # bet id: the bet as the table last showed it
+
+    def forget(self, bets: list[BetView]) -> None:
+        with self.lock:
+            for bet in bets:
+                self.gone.setdefault(bet.bet_id, bet)
+
+    def round(self, operation: str, view: RoundView) -> RoundView:
+        with self.lock:
+            for bet in view.bets:  # the latest the table showed of each bet gone
+                if bet.bet_id in self.gone:
+                    self.gone[bet.bet_id] = bet
+            kept = [b for b in view.bets if b.bet_id not in self.gone]
+        if len(kept) == len(view.bets):
+            return view
+        self.altered(f"round {view.round_id} ({operation}) shown without the bet(s) {self.gone_as}")
+        return with_bets(view, kept)
+
+    def balance(self, player: PlayerHandle, amount: Decimal) -> Decimal:
+        with self.lock:
+            moved = sum(
+                (b.stake - (b.returned or Decimal(0)) for b in self.gone.values()
+                 if b.player_id == player.player_id),
+                Decimal(0),
+            )  # fmt: skip
+        if moved:
+            self.altered(f"{player.player_id}'s balance {amount} shown as {amount + moved}")
+        return amount + moved
+
+    def record(self, player: PlayerHandle, record: BetRecord) -> BetRecord:
+        with self.lock:
+            kept = tuple(b for b in record.bets if b.bet_id not in self.gone)
+        if len(kept) == len(record.bets):
+            return record
+        self.altered(f"{player.player_id}'s bet record shown without the bet(s) {self.gone_as}")
+        return replace(record, bets=kept)

@@ -11,10 +11,10 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from livecert.adapters.errors import Refused
-from livecert.adapters.model import BetRecord, BetView, PlayerHandle, RoundView
-from livecert.harness.mutants.mutation import Mutation, with_bets
+from livecert.adapters.model import BetView, PlayerHandle, RoundView
+from livecert.harness.mutants.mutation import with_bets
 from livecert.harness.mutants.registry import clauses_in, operator
-from livecert.harness.mutants.settled import StakesTaken
+from livecert.harness.mutants.settled import BetsGone, StakesTaken
 from livecert.rules.paytable import load_paytable
 
 # the clauses whose scenarios send what must be refused: a bet after betting closed (the round
@@ -122,53 +122,15 @@ class RefusedShownTaken(StakesTaken):
     validates=clauses_in(*TAKING),
     declares=lambda clause: taken_breaks(),
 )
-class TakenShownRefused(Mutation):
-    def __init__(self, *args: object) -> None:
-        super().__init__(*args)  # type: ignore[arg-type]
-        self.hidden: dict[str, BetView] = {}  # bet id: the bet taken, shown refused
+class TakenShownRefused(BetsGone):
+    gone_as = "shown refused"
 
     def bets_placed(
         self, player: PlayerHandle, round_id: str, bets: Sequence[Any], views: list[BetView]
     ) -> list[BetView]:
-        with self.lock:
-            self.hidden.update({v.bet_id: v for v in views})
+        self.forget(views)
         self.altered(f"a slip of {len(views)} bet(s) taken shown refused")
         raise Refused("place bets", 409, "betting_closed", "refused by the validation mutant")
-
-    def _moved(self, player_id: str, bets: Sequence[BetView]) -> Decimal:
-        """What the hidden bets of `player_id` among `bets` took and returned."""
-        moved = Decimal(0)
-        for bet in bets:
-            if bet.player_id == player_id and bet.bet_id in self.hidden:
-                moved += bet.stake - (bet.returned or Decimal(0))
-        return moved
-
-    def round(self, operation: str, view: RoundView) -> RoundView:
-        with self.lock:
-            kept = [b for b in view.bets if b.bet_id not in self.hidden]
-            for bet in view.bets:  # the latest the table showed of each hidden bet
-                if bet.bet_id in self.hidden:
-                    self.hidden[bet.bet_id] = bet
-        if len(kept) == len(view.bets):
-            return view
-        self.altered(f"round {view.round_id} shown without the bet(s) shown refused")
-        return with_bets(view, kept)
-
-    def balance(self, player: PlayerHandle, amount: Decimal) -> Decimal:
-        with self.lock:
-            moved = self._moved(player.player_id, list(self.hidden.values()))
-        if moved:
-            self.altered(f"{player.player_id}'s balance {amount} shown as {amount + moved}")
-        return amount + moved
-
-    def record(self, player: PlayerHandle, record: BetRecord) -> BetRecord:
-        with self.lock:
-            hidden = set(self.hidden)
-        kept = tuple(b for b in record.bets if b.bet_id not in hidden)
-        if len(kept) == len(record.bets):
-            return record
-        self.altered(f"{player.player_id}'s bet record shown without the bet(s) shown refused")
-        return replace(record, bets=kept)
 
 
 @operator(
@@ -177,61 +139,25 @@ class TakenShownRefused(Mutation):
     summary="a placed bet is withdrawn (its stake back) where bets may not be withdrawn",
     validates=clauses_in("SB-RND-04"),
 )
-class WithdrawalTaken(Mutation):
-    def __init__(self, *args: object) -> None:
-        super().__init__(*args)  # type: ignore[arg-type]
-        self.withdrawn: dict[str, str] = {}  # bet id: its player
-        self.back: dict[str, Decimal] = {}  # player: the stakes given back
-        self.stakes: dict[str, Decimal] = {}  # bet id: its stake, as last shown
-        self.latest: dict[str, BetView] = {}  # bet id: a withdrawn bet as the table last showed
+class WithdrawalTaken(BetsGone):
+    gone_as = "withdrawn"
 
-    def withdrawal_refused(self, player: PlayerHandle, bet_id: str, refusal: Refused) -> bool:
-        with self.lock:
-            stake = self.stakes.get(bet_id)
-            if stake is None:
-                return False  # a bet never shown: its stake is not known
-            self.withdrawn[bet_id] = player.player_id
-            self.back[player.player_id] = self.back.get(player.player_id, Decimal(0)) + stake
-        self.altered(f"the withdrawal of bet {bet_id} refused ({refusal.code}) shown done")
-        return True
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.placed: dict[str, BetView] = {}  # bet id: the bet as its slip's answer showed it
 
     def bets_placed(
         self, player: PlayerHandle, round_id: str, bets: Sequence[Any], views: list[BetView]
     ) -> list[BetView]:
         with self.lock:
-            self.stakes.update({v.bet_id: v.stake for v in views})
+            self.placed.update({v.bet_id: v for v in views})
         return views
 
-    def round(self, operation: str, view: RoundView) -> RoundView:
+    def withdrawal_refused(self, player: PlayerHandle, bet_id: str, refusal: Refused) -> bool:
         with self.lock:
-            for bet in view.bets:  # the latest the table showed of each withdrawn bet
-                if bet.bet_id in self.withdrawn:
-                    self.latest[bet.bet_id] = bet
-            gone = set(self.withdrawn)
-        kept = [b for b in view.bets if b.bet_id not in gone]
-        if len(kept) == len(view.bets):
-            return view
-        self.altered(f"round {view.round_id} shown without the bet(s) withdrawn")
-        return with_bets(view, kept)
-
-    def balance(self, player: PlayerHandle, amount: Decimal) -> Decimal:
-        """The stakes back, and nothing the withdrawn bets returned since."""
-        with self.lock:
-            back = self.back.get(player.player_id, Decimal(0))
-            back -= sum(
-                (b.returned or Decimal(0) for b in self.latest.values()
-                 if b.player_id == player.player_id),
-                Decimal(0),
-            )  # fmt: skip
-        if back:
-            self.altered(f"{player.player_id}'s balance {amount} shown as {amount + back}")
-        return amount + back
-
-    def record(self, player: PlayerHandle, record: BetRecord) -> BetRecord:
-        with self.lock:
-            gone = set(self.withdrawn)
-        kept = tuple(b for b in record.bets if b.bet_id not in gone)
-        if len(kept) == len(record.bets):
-            return record
-        self.altered(f"{player.player_id}'s bet record shown without the bet(s) withdrawn")
-        return replace(record, bets=kept)
+            placed = self.placed.get(bet_id)
+        if placed is None:
+            return False  # a bet never shown: its stake is not known
+        self.forget([placed])
+        self.altered(f"the withdrawal of bet {bet_id} refused ({refusal.code}) shown done")
+        return True

@@ -9,12 +9,12 @@ moves on (its state changes again at the target).
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
-from decimal import Decimal
 from typing import Any
 
-from livecert.adapters.model import BetRecord, BetView, PlayerHandle, RoundView
-from livecert.harness.mutants.mutation import Mutation, with_bets
+from livecert.adapters.model import BetView, PlayerHandle, RoundView
+from livecert.harness.mutants.mutation import Mutation
 from livecert.harness.mutants.registry import clauses_in, operator
+from livecert.harness.mutants.settled import BetsGone
 
 ACTIONS = ("pause", "resume", "cancel", "void")
 # the clauses whose scenarios judge the state a dealer's action leaves
@@ -119,53 +119,29 @@ RESHAKES = ("SB-RND-05", "SB-RND-06", "XD-RND-02", "XD-RND-03", "XD-RND-04")
     # cancelled, also not on a re-shake) and the money's conservation (stakes back unbidden)
     declares=lambda clause: (clause, "SB-RND-04", "REG-MONEY-01"),
 )
-class ReshakeDropsBets(Mutation):
+class ReshakeDropsBets(BetsGone):
+    gone_as = "dropped"
+
     def __init__(self, *args: object) -> None:
-        super().__init__(*args)  # type: ignore[arg-type]
-        self.placed: dict[str, dict[str, BetView]] = {}  # round: the bets taken in it
-        self.dropped: dict[str, dict[str, BetView]] = {}  # round: its bets dropped, by id
+        super().__init__(*args)
+        self.placed: dict[str, list[BetView]] = {}  # round: the bets taken in it
+        self.reshaken: set[str] = set()  # the rounds whose bets were dropped
 
     def bets_placed(
         self, player: PlayerHandle, round_id: str, bets: Sequence[Any], views: list[BetView]
     ) -> list[BetView]:
         with self.lock:
-            self.placed.setdefault(round_id, {}).update({v.bet_id: v for v in views})
+            self.placed.setdefault(round_id, []).extend(views)
         return views
 
     def round(self, operation: str, view: RoundView) -> RoundView:
         """The bets taken before a re-shake or rearrangement (a dealer's answer may show none)
         are gone from then on."""
-        with self.lock:
-            reshaken = operation in ("record_reshake", "record_event:rearrange")
-            if reshaken and view.round_id not in self.dropped:
-                taken = dict(self.placed.get(view.round_id, {}))
-                self.dropped[view.round_id] = taken | {b.bet_id: b for b in view.bets}
-            dropped = self.dropped.get(view.round_id, {})
-            for bet in view.bets:  # the latest the table showed of each dropped bet
-                if bet.bet_id in dropped:
-                    dropped[bet.bet_id] = bet
-        if not dropped:
-            return view
-        self.altered(f"round {view.round_id} ({operation}) shown without its {len(dropped)} bet(s)")
-        return with_bets(view, [b for b in view.bets if b.bet_id not in dropped])
-
-    def balance(self, player: PlayerHandle, amount: Decimal) -> Decimal:
-        """The dropped bets' stakes back, and nothing they won or returned since."""
-        with self.lock:
-            bets = [b for r in self.dropped.values() for b in r.values()]
-        moved = sum(
-            (b.stake - (b.returned or Decimal(0)) for b in bets if b.player_id == player.player_id),
-            Decimal(0),
-        )
-        if moved:
-            self.altered(f"{player.player_id}'s balance {amount} shown as {amount + moved}")
-        return amount + moved
-
-    def record(self, player: PlayerHandle, record: BetRecord) -> BetRecord:
-        with self.lock:
-            gone = {bet_id for r in self.dropped.values() for bet_id in r}
-        kept = tuple(b for b in record.bets if b.bet_id not in gone)
-        if len(kept) == len(record.bets):
-            return record
-        self.altered(f"{player.player_id}'s bet record shown without the bet(s) dropped")
-        return replace(record, bets=kept)
+        if operation in ("record_reshake", "record_event:rearrange"):
+            with self.lock:
+                first = view.round_id not in self.reshaken
+                self.reshaken.add(view.round_id)
+                taken = list(self.placed.get(view.round_id, ()))
+            if first:
+                self.forget([*taken, *view.bets])
+        return super().round(operation, view)
