@@ -391,3 +391,62 @@ def test_an_instant_round_refused_is_shown_played_and_lost() -> None:
     kept = mutated("balance-lag@REG-MONEY-01", target)  # no hook for it: the refusal stays
     with pytest.raises(Refused):
         kept.play_round(ALICE, "t1", [("SMALL", Decimal("-5.00"))], ["r", "r", "w", "w"])
+
+
+# -- ids and the round history ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("contract", "clause"), [(True, "CONTRACT-03"), (False, "REG-RECALL-01")], ids=str
+)
+def test_a_round_read_for_another_round_fails_what_the_targets_shape_is_judged_on(
+    contract: bool, clause: str
+) -> None:
+    """Through the contract the identity guard's finding is CONTRACT-03; through a mapping,
+    the read's own duty: the operator aims at the one that fits the target, never the other."""
+    from livecert.harness.identity import IdentityFailure, IdentityGuard, IdentityViolation
+    from livecert.harness.mutants import TargetShape
+
+    shape = TargetShape(contract=contract)
+    other = "REG-RECALL-01" if contract else "CONTRACT-03"
+    assert "round-id-swapped" in [op.name for op in operators_for(clause, shape)]
+    assert "round-id-swapped" not in [op.name for op in operators_for(other, shape)]
+    target = FakeTarget()
+    target.rounds = {"r1": round_view(), "r2": round_view(round_id="r2")}
+    guard = IdentityGuard(mutated(f"round-id-swapped@{clause}", target), contract=contract)
+    with pytest.raises((IdentityViolation, IdentityFailure)) as raised:
+        guard.get_round("r1")  # nothing read before it: shown as "r1-x"
+    error = raised.value
+    found = (error.clause,) if contract else error.clauses  # type: ignore[union-attr]
+    assert found == (clause,)
+    assert "r1-x" in str(error)
+    target.rounds["r1"] = round_view(round_id="r1")
+    with pytest.raises((IdentityViolation, IdentityFailure), match="r1"):
+        guard.get_round("r2")  # the other round read last, named instead
+    assert target.calls == [("get_round", ("r1", None)), ("get_round", ("r2", None))]
+    assert mutant_notes(target) == [
+        f"livecert validation, mutant round-id-swapped@{clause}: a read of round r1 answered "
+        "as round r1-x (the harness altered the answer it read; the target was sent nothing "
+        "else and answered otherwise)",
+        f"livecert validation, mutant round-id-swapped@{clause}: a read of round r2 answered "
+        "as round r1 (the harness altered the answer it read; the target was sent nothing "
+        "else and answered otherwise)",
+    ]
+
+
+def test_a_history_page_repeating_a_round_is_a_finding_of_the_history() -> None:
+    from livecert.adapters.model import HistoryPage, HistoryRound
+    from livecert.harness.history_judge import PlayedRound, history_problems, read_history
+
+    rounds = [HistoryRound(f"r{n}", "settled", {"dice": [1, 2, n]}, None) for n in (1, 2, 3)]
+    pages = {None: HistoryPage(tuple(rounds[:2]), "p2"), "p2": HistoryPage(tuple(rounds[2:]), None)}
+    target = FakeTarget()
+    target.round_history = lambda table_id, after, limit: pages[after]  # type: ignore[attr-defined]
+    played = [PlayedRound(f"r{n}", "settled", (1, 2, n)) for n in (1, 2, 3)]
+    clean = read_history(target.round_history, "t1", 2, 10)  # type: ignore[attr-defined]
+    assert history_problems("sicbo", played, clean) == []
+    answers = mutated("history-round-repeated@REG-RECALL-01", target)
+    read = read_history(answers.round_history, "t1", 2, 10)
+    assert [s.entry.round_id for s in read.shown] == ["r1", "r1", "r2", "r3", "r3"]
+    assert history_problems("sicbo", played, read)
+    assert answers.alterations == 2

@@ -3,6 +3,7 @@
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ from livecert.certify.validation import (
     validation_parallel,
     validation_section,
 )
-from livecert.harness.mutants import operators_for
+from livecert.harness.mutants import TargetShape, operators_for
 from livecert.report.junit import build_junit
 from livecert.report.signing import SigningError, sign_report
 
@@ -65,7 +66,9 @@ def test_a_clause_no_mutant_killed_passed_with_its_sensitivity_not_shown() -> No
         run("payout-unit-off@XD-PAY-02", SURVIVED),
         run("payout-other-odds@XD-PAY-02", NOT_APPLIED),
     ]
-    section = validation_section(["XD-PAY-01", "XD-PAY-02", "DOC-LANG-01"], runs, 2, True)
+    section = validation_section(
+        ["XD-PAY-01", "XD-PAY-02", "DOC-LANG-01"], runs, 2, True, TargetShape()
+    )
     one, two, lang = (section["clauses"][c] for c in ("XD-PAY-01", "XD-PAY-02", "DOC-LANG-01"))
     assert one["sensitivity"] == "1 of 2 mutants killed" and one["shown"]
     assert two["sensitivity"] == f"{NOT_SHOWN} (no mutant was killed)"
@@ -86,7 +89,7 @@ def test_a_clause_no_mutant_killed_passed_with_its_sensitivity_not_shown() -> No
 
 def test_the_verdict_is_not_changed_only_said_more_of() -> None:
     section = validation_section(["XD-PAY-02"], [run("payout-unit-off@XD-PAY-02", SURVIVED)],
-                                 1, True)  # fmt: skip
+                                 1, True, TargetShape())  # fmt: skip
     certificate = {
         "verdict": "compliant",
         "verdict_statement": "compliant",
@@ -104,10 +107,11 @@ def test_the_default_number_of_mutants_keeps_within_three_certifications() -> No
         {"type": "scenario", "clauses": ["XD-PAY-02"], "duration": 2.0},
     ]
     passed = ["XD-PAY-01", "XD-PAY-02"]  # two operators each, a run of (2 + 4) s: 12 s a round
-    assert default_per_clause(passed, records, certified_seconds=5.0, parallel=1) == 1
-    assert default_per_clause(passed, records, certified_seconds=8.0, parallel=1) == 2
-    assert default_per_clause(passed, records, certified_seconds=1.0, parallel=1) == 1  # least
-    assert len(operators_for("XD-PAY-01")) == 2
+    shape = TargetShape()
+    assert default_per_clause(passed, records, 5.0, 1, shape) == 1
+    assert default_per_clause(passed, records, 8.0, 1, shape) == 2
+    assert default_per_clause(passed, records, 1.0, 1, shape) == 1  # the least
+    assert len(operators_for("XD-PAY-01", shape)) == 2
 
 
 def test_a_mutant_runs_on_its_clauses_game_and_a_shared_duty_on_xoc_dia() -> None:
@@ -176,7 +180,81 @@ def test_mutant_runs_at_once_keep_the_targets_limits(given: dict, processes: int
 
 
 def test_a_run_that_passed_nothing_says_so_rather_than_0_of_0() -> None:
-    section = validation_section([], [], 1, True)
+    section = validation_section([], [], 1, True, TargetShape())
     assert section["statement"] == (
         "Method validation on this target: no clause passed, so none was validated."
     )
+
+
+def test_a_mutant_runs_certificate_records_the_command_that_replays_that_run(
+    tmp_path: Path,
+) -> None:
+    """Not the validated command (which would certify again): its target, adapter and bounds,
+    with the clause's scenarios, the sweep narrowed, the run's own folder and the mutant."""
+    from livecert.certify.validation import mutant_command
+    from livecert.harness.mutants import parse_mutant
+
+    argv = [
+        "--adapter", "m.yaml", "--target-url", "http://t", "--game", "sicbo", "--validate", "3",
+        "--report-dir=out", "--no-html", "--clauses", "SB-PAY-05,REG-BAL-01",
+        "--operator-token", "$LIVECERT_OPERATOR_TOKEN", "--lab", "lab.toml", "--", "-x",
+    ]  # fmt: skip
+    mutant = parse_mutant("payout-unit-off@SB-PAY-05")
+    folder = tmp_path / "out.validation" / "payout-unit-off_at_SB-PAY-05"
+    assert mutant_command(argv, mutant, "sicbo", ("SB-PAY-05",), folder) == [
+        "--adapter", "m.yaml", "--target-url", "http://t",
+        "--operator-token", "$LIVECERT_OPERATOR_TOKEN",
+        "--game", "sicbo", "--clauses", "SB-PAY-05", "--sweep-only", "SB-PAY-05",
+        "--workers", "1", "--no-html", "--quiet", "--report-dir", str(folder),
+        "--", "-x", "--livecert-mutant=payout-unit-off@SB-PAY-05",
+    ]  # fmt: skip
+    # `--validate` alone (its number left to the cost), and a whole sweep (a return to player's)
+    rtp = parse_mutant("payout-unit-off@SB-RTP-01")
+    assert mutant_command(["--validate", "--har"], rtp, "sicbo", (), folder) == [
+        "--game", "sicbo", "--clauses", "SB-RTP-01", "--workers", "1", "--no-html", "--quiet",
+        "--report-dir", str(folder), "--", "--livecert-mutant=payout-unit-off@SB-RTP-01",
+    ]  # fmt: skip
+
+
+def test_no_mutant_run_starts_past_the_runs_max_duration(tmp_path: Path) -> None:
+    """--max-duration bounds the validation with the certification: each mutant run gets what
+    is left of it, and one that would start past it is not run, incomplete, saying why."""
+    from livecert.certify.validation import run_validation
+
+    certificate = {"clauses": {"XD-PAY-03": {"status": "passed"}}, "run": {}}
+    asked: list = []
+
+    def certify(options):  # a run that would certify: the time left is what it is given
+        asked.append(options.max_duration)
+        raise RuntimeError("stopped here")
+
+    base = CertifyOptions(game="xocdia", report_dir=tmp_path / "report")
+    section = run_validation(certificate, [], base, tmp_path / "v", 2, 1, certify,
+                             ends_at=time.time() - 1)  # fmt: skip
+    runs = json.loads((tmp_path / "v" / "validation.json").read_text())["runs"]
+    assert asked == [] and [r["outcome"] for r in runs] == [INCOMPLETE, INCOMPLETE]
+    assert all(r["error"] == "not run: the run's --max-duration had passed" for r in runs)
+    assert section["clauses"]["XD-PAY-03"]["shown"] is False
+    run_validation(certificate, [], base, tmp_path / "w", 1, 1, certify, ends_at=time.time() + 60)
+    assert len(asked) == 1 and 0 < asked[0] <= 60
+
+
+def test_a_secret_in_a_mutant_runs_files_is_masked_and_said(tmp_path: Path) -> None:
+    """The validation's folder is searched for the run's secrets as a report's is."""
+    from livecert.adapters.secrets import SECRETS
+    from livecert.certify.validation import run_validation
+
+    SECRETS.register("validation-secret-4242", "$VALIDATION_SECRET")
+    certificate = {"clauses": {"XD-PAY-03": {"status": "passed"}}, "run": {}}
+
+    def certify(options):  # a run whose output file holds the secret, then fails to finish
+        options.output.write_text("token validation-secret-4242 in the output", encoding="utf-8")
+        raise RuntimeError("stopped here")
+
+    base = CertifyOptions(game="xocdia", report_dir=tmp_path / "report")
+    section = run_validation(certificate, [], base, tmp_path / "v", 1, 1, certify)
+    leaked = section["secrets_masked"]
+    assert len(leaked) == 1 and leaked[0].endswith("$VALIDATION_SECRET"), leaked
+    texts = [p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.is_file()]
+    assert not any("validation-secret-4242" in text for text in texts)
+    assert any("$VALIDATION_SECRET" in text for text in texts)

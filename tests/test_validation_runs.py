@@ -15,7 +15,7 @@ from livecert.report.certificate_page import render_certificate
 from livecert.report.signing import verify_integrity
 
 # one clause per family of operators, each validated by every operator aimed at it
-SAMPLE = ("XD-PAY-03", "REG-BAL-01", "REG-MONEY-01", "REG-IDEMP-01", "TBL-DISC-03")
+SAMPLE = ("XD-PAY-03", "REG-BAL-01", "REG-MONEY-01", "REG-IDEMP-01", "TBL-DISC-03", "CONTRACT-03")
 
 # a check taken out of the harness: REG-BAL-01's "no balance below zero" made to hold whatever
 # the balance (a pytest plugin of the run, loaded before the steps import it)
@@ -55,6 +55,10 @@ def test_every_mutant_of_the_sample_is_killed_on_exactly_its_clause(validated) -
         assert run["clause"] in run["failed"] and set(run["failed"]) <= set(declares), run
         assert run["altered"] > 0
     assert validation["not_shown"] == []
+    # the reference speaks the contract and pushes nothing: an id swapped is CONTRACT-03's
+    # finding there, and no pushed event's operator is chosen
+    assert "round-id-swapped@CONTRACT-03" in {r["mutant"] for r in runs}
+    assert not any(r["family"] == "streams" for r in runs)
     for clause in SAMPLE:
         row = certificate["clauses"][clause]
         assert row["status"] == "passed"
@@ -80,7 +84,7 @@ def test_the_certificate_page_shows_each_clauses_sensitivity(validated) -> None:
     certificate, _ = validated
     page = render_certificate(certificate, [], [])
     assert 'id="validation"' in page
-    assert "Method validation on this target: 5 of 5 passed clauses" in page
+    assert "Method validation on this target: 6 of 6 passed clauses" in page
     assert page.count("mutants killed") >= 2 * len(SAMPLE)  # the table and each clause's row
     assert "one failed elsewhere is misattributed" in page
 

@@ -87,8 +87,9 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def certify_once(run: str, game: str, out: Path) -> Outcome:
-    """One table started for the run, certified through its mapping on the game's suite."""
+def certify_once(run: str, game: str, out: Path, validate: int | None = None) -> Outcome:
+    """One table started for the run, certified through its mapping on the game's suite (a
+    clean run with `validate`: its method validated with up to that many mutants a clause)."""
     port, began = _free_port(), time.monotonic()
     accounts = ",".join(f"lab{n}:{secrets.token_urlsafe(9)}" for n in range(ACCOUNTS))
     env = {
@@ -112,8 +113,9 @@ def certify_once(run: str, game: str, out: Path) -> Outcome:
         done = subprocess.run(
             [sys.executable, "-m", "livecert.cli", "certify", "--adapter", str(mapping),
              "--target-url", f"http://127.0.0.1:{port}", "--game", game, "--no-html",
-             "--no-progress", "--report-dir", str(report)],
-            env=env, capture_output=True, text=True, timeout=3600, check=False,
+             "--no-progress", "--report-dir", str(report),
+             *(["--validate", str(validate)] if validate and run in (CLEAN, NO_ACK) else [])],
+            env=env, capture_output=True, text=True, timeout=4 * 3600, check=False,
         )  # fmt: skip
         (out / f"{run}-{game}.out").write_text(done.stdout + done.stderr, encoding="utf-8")
         certificate = json.loads((report / "certificate.json").read_text(encoding="utf-8"))
@@ -124,10 +126,20 @@ def certify_once(run: str, game: str, out: Path) -> Outcome:
     failed = frozenset(c for c, r in certificate["clauses"].items() if r["status"] == "failed")
     errors = certificate.get("harness_errors") or certificate.get("target_errors") or []
     note = f"{len(errors)} harness/target error(s)" if errors else ""
+    if "validation" in certificate:
+        note += f"{'; ' if note else ''}{_validated(certificate['validation'])}"
     declared = DECLARED.get((run, game), frozenset())
     return Outcome(
         run, game, declared, failed, certificate["verdict"], time.monotonic() - began, note
     )
+
+
+def _validated(section: dict) -> str:
+    """The validation's outcome in a line: mutants killed of those run, and the others."""
+    outcomes = section.get("outcomes", {})
+    line = f"validation: {outcomes.get('killed', 0)} of {section.get('mutants', 0)} killed"
+    others = [f"{n} {name}" for name, n in outcomes.items() if name != "killed" and n]
+    return line + (f" ({', '.join(others)})" if others else "")
 
 
 def _wait_until_up(port: int, within: float = 30.0) -> None:
@@ -146,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", default=",".join((CLEAN, NO_ACK, *FAULTS)))
     parser.add_argument("--jobs", type=int, default=3, help="runs at once (each mostly waits)")
     parser.add_argument("--out", type=Path, default=Path("reports/clock-table-selftest"))
+    parser.add_argument(
+        "--validate", type=int, metavar="N",
+        help="validate the clean runs' method with up to N answer mutants a clause",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     games, runs = args.games.split(","), args.runs.split(",")
@@ -158,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     print(header, flush=True)
     outcomes = []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for outcome in pool.map(lambda job: certify_once(*job, args.out), plan):
+        for outcome in pool.map(lambda job: certify_once(*job, args.out, args.validate), plan):
             print(outcome.row(), flush=True)
             outcomes.append(outcome)
     table = "\n".join([header, *(o.row() for o in outcomes)])

@@ -131,6 +131,9 @@ class CertifyOptions:
     detect: float | None = None  # the bias the power statement sizes a history for (--detect)
     validate: bool = False  # method validation after the run (--validate)
     validate_per_clause: int | None = None  # mutants per passed clause (None: by the cost)
+    # the command line the certificate records, where it is not this process's own (a
+    # validation's mutant run: the command that replays that run)
+    command: list[str] | None = None
 
     @property
     def rule_clauses(self) -> list[str]:
@@ -325,7 +328,9 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
                 f"defect; masked there since): {', '.join(leaked)}",
             }
         )
-    invoked = sys.argv[2:] if sys.argv[1:2] == ["certify"] else None
+    invoked = options.command
+    if invoked is None and sys.argv[1:2] == ["certify"]:
+        invoked = sys.argv[2:]
     run = {
         "command": ["livecert", "certify", *shown_command(invoked)] if invoked is not None else [],
         "target_url": options.target_url
@@ -376,6 +381,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         add_validation(certificate, run_validation(
             certificate, records, options, validation_folder(folder),
             options.validate_per_clause, validation_parallel(options, workers.processes), certify,
+            ends_at,
         ))  # fmt: skip
     if retested is not None:
         certificate["retest"] = retest_section(retested, certificate)

@@ -35,6 +35,8 @@ def validate_report(
         raise CertifyError(f"{report} passed no clause: there is nothing to validate")
     options = replay_options(certificate, report, operator_token, dealer_token)
     options.rate_limit = None
+    # the command its mutant runs are recorded as replaying: the certification's, as recorded
+    options.command = list(certificate["run"].get("command") or [])[2:] or None
     processes = int((certificate["run"].get("workers") or {}).get("processes") or 1)
     return run_validation(
         certificate, read_run_record(record), options, validation_folder(report.resolve()),

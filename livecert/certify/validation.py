@@ -16,6 +16,7 @@ they are not signed, and their certificates say they are validation runs.
 
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from livecert.adapters.registry import is_canonical
 from livecert.adapters.secrets import SECRETS
-from livecert.harness.mutants import Mutant, operators_for
+from livecert.certify.report_folder import guard_folder
+from livecert.harness.mutants import Mutant, TargetShape, operators_for
 from livecert.harness.run_record import read_run_record
 from livecert.harness.sweep import sweep_clauses
 from livecert.rules import load_paytable
@@ -101,9 +103,19 @@ def sweep_narrowed(clause: str, game: str) -> tuple[str, ...]:
     return (min(sorted(counts), key=lambda c: counts[c]),)
 
 
-def chosen_mutants(passed: list[str], per_clause: int) -> list[Mutant]:
-    """Up to `per_clause` mutants aimed at each passed clause, its operators in their order."""
-    return [Mutant(op, clause) for clause in passed for op in operators_for(clause)[:per_clause]]
+def target_shape(records: list[dict]) -> TargetShape:
+    """The certified target's shape, as its run recorded it (nothing known: no stream, no
+    contract, so no operator that needs either is chosen)."""
+    shape = next((r for r in records if r.get("type") == "target_shape"), {})
+    return TargetShape(pushes=bool(shape.get("pushes")), contract=bool(shape.get("contract")))
+
+
+def chosen_mutants(passed: list[str], per_clause: int, shape: TargetShape) -> list[Mutant]:
+    """Up to `per_clause` mutants aimed at each passed clause, of the operators that fit the
+    target's shape, in their order."""
+    return [
+        Mutant(op, clause) for clause in passed for op in operators_for(clause, shape)[:per_clause]
+    ]
 
 
 def scenario_seconds(records: list[dict]) -> dict[str, float]:
@@ -117,18 +129,19 @@ def scenario_seconds(records: list[dict]) -> dict[str, float]:
 
 
 def default_per_clause(
-    passed: list[str], records: list[dict], certified_seconds: float, parallel: int
-) -> int:
+    passed: list[str], records: list[dict], certified_seconds: float, parallel: int,
+    shape: TargetShape,
+) -> int:  # fmt: skip
     """The most mutants per clause whose runs, estimated from the clauses' scenarios in the
     certification, cost at most COST_FACTOR certifications; at least one."""
     seconds = scenario_seconds(records)
     budget = COST_FACTOR * certified_seconds * max(1, parallel)
     best = 1
-    most = max((len(operators_for(c)) for c in passed), default=0)
+    fitting = {c: len(operators_for(c, shape)) for c in passed}
+    most = max(fitting.values(), default=0)
     for n in range(1, most + 1):
         cost = sum(
-            min(n, len(operators_for(c))) * (seconds.get(c, 0.0) + RUN_OVERHEAD_SECONDS)
-            for c in passed
+            min(n, fitting[c]) * (seconds.get(c, 0.0) + RUN_OVERHEAD_SECONDS) for c in passed
         )
         if cost > budget:
             break
@@ -150,17 +163,68 @@ def failed_anywhere(
     return sorted(failed - set(before))
 
 
+# the options a mutant's run sets itself, and how many values each takes ("?": an optional
+# number); every other option of the validated command is kept as it was
+SET_BY_THE_RUN = {
+    "--game": 1, "--clauses": 1, "--sweep-only": 1, "--report-dir": 1, "--workers": 1,
+    "--lab": 1, "--retests": 1, "--history": 1, "--history-from-target": 1, "--quiet": 0,
+    "--no-html": 0, "--har": 0, "--no-progress": 0, "--validate": "?",
+}  # fmt: skip
+
+
+def mutant_command(
+    argv: list[str], mutant: Mutant, game: str, sweep: tuple[str, ...], folder: Path
+) -> list[str]:
+    """The `livecert certify` arguments that replay a mutant's run of the validated command
+    `argv`: its target and bounds as they were, the clause's scenarios on its game, the sweep
+    narrowed, this run's folder, and the mutant named to pytest."""
+    cut = argv.index("--") if "--" in argv else len(argv)
+    options, passed_on = argv[:cut], argv[cut + 1 :]
+    kept: list[str] = []
+    skip = False
+    for n, arg in enumerate(options):
+        if skip:
+            skip = False
+            continue
+        flag, has_value, _ = arg.partition("=")
+        takes = SET_BY_THE_RUN.get(flag)
+        if takes is None:
+            kept.append(arg)
+        elif not has_value:
+            following = options[n + 1] if n + 1 < len(options) else ""
+            skip = takes == 1 or (takes == "?" and following.isdigit())
+    run = ["--game", game, "--clauses", ",".join(mutant.scope)]
+    run += ["--sweep-only", ",".join(sweep)] if sweep else []
+    run += ["--workers", "1", "--no-html", "--quiet", "--report-dir", str(folder)]
+    return [*kept, *run, "--", *passed_on, f"--livecert-mutant={mutant.name}"]
+
+
+def validated_argv() -> list[str] | None:
+    """This process's `livecert certify` arguments (None where it was not started so)."""
+    return sys.argv[2:] if sys.argv[1:2] == ["certify"] else None
+
+
 def _mutant_run(mutant: Mutant, base: "CertifyOptions", folder: Path,
-                certify: Callable[..., Any], before: list[str]) -> MutantRun:  # fmt: skip
+                certify: Callable[..., Any], before: list[str],
+                ends_at: float | None = None) -> MutantRun:  # fmt: skip
     op = mutant.operator
     game = game_for(mutant.clause, base.games)
     run = MutantRun(mutant.name, op.name, op.family, mutant.clause, list(mutant.declares),
                     op.summary, game, folder=str(folder))  # fmt: skip
+    left = None if ends_at is None else ends_at - time.time()
+    if left is not None and left <= 0:  # the whole run's --max-duration: no run starts past it
+        run.verdict, run.outcome = "incomplete", INCOMPLETE
+        run.error = "not run: the run's --max-duration had passed"
+        return run
+    sweep = sweep_narrowed(mutant.clause, game)
+    argv = base.command if base.command is not None else validated_argv()
     options = replace(
         base,
+        command=None if argv is None else mutant_command(argv, mutant, game, sweep, folder),
+        max_duration=left,
         game=game,
         clauses=mutant.scope,
-        sweep_only=sweep_narrowed(mutant.clause, game),
+        sweep_only=sweep,
         report_dir=folder,
         quiet=True,
         progress=False,
@@ -204,14 +268,18 @@ def run_validation(
     per_clause: int | None,
     parallel: int,
     certify: Callable[..., Any],
+    ends_at: float | None = None,
 ) -> dict:
-    """Validate each clause `certificate` passed; the certificate's `validation` section."""
+    """Validate each clause `certificate` passed; the certificate's `validation` section. With
+    `ends_at` (the time.time() the run's --max-duration ends it), each mutant run is bounded by
+    what is left, and none starts after it (each such one incomplete, saying why)."""
     passed = [c for c, row in certificate["clauses"].items() if row["status"] == "passed"]
     certified_seconds = float(certificate.get("run", {}).get("duration_seconds") or 0)
+    shape = target_shape(records)
     chosen_n = per_clause
     if chosen_n is None:
-        chosen_n = default_per_clause(passed, records, certified_seconds, parallel)
-    mutants = chosen_mutants(passed, chosen_n)
+        chosen_n = default_per_clause(passed, records, certified_seconds, parallel, shape)
+    mutants = chosen_mutants(passed, chosen_n, shape)
     folder.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
 
@@ -219,15 +287,19 @@ def run_validation(
 
     def one(mutant: Mutant) -> MutantRun:
         name = mutant.name.replace("@", "_at_")
-        return _mutant_run(mutant, base, folder / name, certify, before)
+        return _mutant_run(mutant, base, folder / name, certify, before, ends_at)
 
     with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
         runs = list(pool.map(one, mutants))
-    section = validation_section(passed, runs, chosen_n, per_clause is None)
+    section = validation_section(passed, runs, chosen_n, per_clause is None, shape)
     section["seconds"] = round(time.monotonic() - started, 1)
     section["folder"] = str(folder)
     written = SECRETS.mask_data({**section, "runs": [asdict(r) for r in runs]})
     (folder / "validation.json").write_text(json.dumps(written, indent=2) + "\n", encoding="utf-8")
+    # every file of the runs searched for the run's secrets, as a report's are (each masked)
+    leaked = guard_folder(folder)
+    if leaked:
+        section["secrets_masked"] = leaked
     return section
 
 
@@ -239,7 +311,7 @@ def survivor(run: MutantRun) -> dict[str, Any]:
 
 
 def validation_section(
-    passed: list[str], runs: list[MutantRun], per_clause: int, chosen: bool
+    passed: list[str], runs: list[MutantRun], per_clause: int, chosen: bool, shape: TargetShape
 ) -> dict:
     """Per passed clause, its sensitivity on this target; the runs in brief."""
     clauses: dict[str, dict] = {}
@@ -248,7 +320,7 @@ def validation_section(
         counted = [r for r in aimed if r.outcome != NOT_APPLIED]
         killed = [r for r in counted if r.outcome == KILLED]
         row: dict[str, Any] = {
-            "operators": len(operators_for(clause)),
+            "operators": len(operators_for(clause, shape)),
             "run": len(counted),
             "killed": len(killed),
             "not_applied": [r.mutant for r in aimed if r.outcome == NOT_APPLIED],

@@ -4,9 +4,18 @@ from livecert.harness.mutants.registry import (
     Mutant,
     MutantError,
     Operator,
+    TargetShape,
     all_operators,
     operators_for,
     parse_mutant,
 )
 
-__all__ = ["Mutant", "MutantError", "Operator", "all_operators", "operators_for", "parse_mutant"]
+__all__ = [
+    "Mutant",
+    "MutantError",
+    "Operator",
+    "TargetShape",
+    "all_operators",
+    "operators_for",
+    "parse_mutant",
+]

@@ -20,6 +20,7 @@ from typing import Any
 
 from livecert.adapters.errors import Refused
 from livecert.adapters.evidence import MUTATED, Exchange
+from livecert.adapters.live_events import LiveEvent
 from livecert.adapters.model import (
     BetRecord,
     BetView,
@@ -105,6 +106,12 @@ class Mutation:
 
     def history(self, table_id: str, page: HistoryPage) -> HistoryPage:
         return page
+
+    def events(self, events: list[LiveEvent]) -> list[LiveEvent]:
+        """A live table's pushed messages as read for the stream's judge, in the order seen.
+        They are read again when the judge waits for more: a hook must alter the same message
+        the same way each time (and mark it once)."""
+        return events
 
 
 class MutatedAnswers:
@@ -253,6 +260,11 @@ class MutatedAnswers:
     def _round_history(self, table_id: str, *args: Any, **options: Any) -> HistoryPage:
         page = self._adapter.round_history(table_id, *args, **options)
         return self.mutation.history(table_id, page)
+
+    # -- a live table's stream -------------------------------------------------------------------
+
+    def stream_events(self, after: int) -> list[LiveEvent]:
+        return self.mutation.events(self._adapter.stream_events(after))
 
 
 def with_bets(view: RoundView, bets: Sequence[BetView]) -> RoundView:

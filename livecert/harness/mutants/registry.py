@@ -8,7 +8,9 @@ sent: the target is untouched, and each answer altered is marked in the evidence
 
 Operators are registered by family (one module each, as Schemathesis registers its checks); each
 says which clauses it can validate and which clauses a mutant of it must fail. A mutant is an
-operator aimed at one clause: `NAME@CLAUSE` (`payout-unit-off@SB-PAY-05`).
+operator aimed at one clause: `NAME@CLAUSE` (`payout-unit-off@SB-PAY-05`). Some operators fit
+only one shape of target (`applies`): a pushed event can be altered only where the target
+pushes its rounds, an id swapped is the contract's finding only where the target speaks it.
 """
 
 from collections.abc import Callable
@@ -21,6 +23,18 @@ if TYPE_CHECKING:
 
 class MutantError(ValueError):
     """A mutant named that no operator makes, or aimed at a clause it cannot validate."""
+
+
+@dataclass(frozen=True)
+class TargetShape:
+    """What choosing the operators must know of the certified target (its run record says)."""
+
+    pushes: bool = False  # it pushes its rounds on a stream the harness judges
+    contract: bool = False  # it speaks the certification contract (ids judged on CONTRACT-03)
+
+
+def _always(clause: str, shape: TargetShape) -> bool:
+    return True
 
 
 @dataclass(frozen=True)
@@ -38,9 +52,13 @@ class Operator:
     # the clauses whose scenarios a mutant's run selects: the aimed clause's, and others where
     # its fault shows in scenarios about another clause (a resume reopening betting)
     scope: Callable[[str], tuple[str, ...]] = lambda clause: (clause,)
+    # whether a mutant aimed at the clause fits a target of that shape (a pushed event's
+    # operator a target that pushes none would leave "not applied", at the cost of a run)
+    applies: Callable[[str, TargetShape], bool] = _always
 
 
 OPERATORS: dict[str, Operator] = {}
+STREAMS = "streams"  # the family of a live table's pushed events
 
 
 def operator(
@@ -50,6 +68,7 @@ def operator(
     validates: Callable[[str], bool],
     declares: Callable[[str], tuple[str, ...]] | None = None,
     scope: Callable[[str], tuple[str, ...]] | None = None,
+    applies: Callable[[str, TargetShape], bool] = _always,
 ) -> "Callable[[type[Mutation]], type[Mutation]]":
     """Register the decorated Mutation class as the operator `name`."""
 
@@ -58,7 +77,7 @@ def operator(
             raise ValueError(f"the operator {name} is registered twice")
         OPERATORS[name] = Operator(
             name, family, summary, validates, mutation, declares or (lambda clause: (clause,)),
-            scope or (lambda clause: (clause,)),
+            scope or (lambda clause: (clause,)), applies,
         )  # fmt: skip
         return mutation
 
@@ -98,9 +117,15 @@ def all_operators() -> dict[str, Operator]:
     return OPERATORS
 
 
-def operators_for(clause: str) -> list[Operator]:
-    """The operators that can validate `clause`, in their registered order."""
-    return [op for op in all_operators().values() if op.validates(clause)]
+def operators_for(clause: str, shape: TargetShape | None = None) -> list[Operator]:
+    """The operators that can validate `clause`, in their registered order; on a target of
+    `shape`, those that fit it, a pushed event's first where the target pushes its rounds (the
+    stream is such a target's own evidence)."""
+    found = [op for op in all_operators().values() if op.validates(clause)]
+    if shape is None:
+        return found
+    found = [op for op in found if op.applies(clause, shape)]
+    return sorted(found, key=lambda op: not (shape.pushes and op.family == STREAMS))
 
 
 def parse_mutant(text: str) -> Mutant:

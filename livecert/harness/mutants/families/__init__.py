@@ -4,8 +4,10 @@ from livecert.harness.mutants.families import (  # noqa: F401  (each registers i
     balances,
     bets,
     idempotency,
+    identities,
     payouts,
     records,
     refunds,
     states,
+    streams,
 )

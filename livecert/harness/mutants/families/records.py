@@ -2,7 +2,7 @@
 
 from dataclasses import replace
 
-from livecert.adapters.model import BetRecord, PlayerHandle
+from livecert.adapters.model import BetRecord, HistoryPage, PlayerHandle
 from livecert.harness.mutants.mutation import Mutation
 from livecert.harness.mutants.registry import clauses_in, operator
 
@@ -66,3 +66,19 @@ class StatisticsRoundDropped(Mutation):
             return rows
         self.altered(f"the statistics chart of table {table_id} shown without its first row")
         return rows[1:]
+
+
+@operator(
+    "history-round-repeated",
+    family="records",
+    summary="each page of the table's round history shows its first round twice",
+    # the history is the table's record of its rounds, judged on REG-RECALL-01 (history_judge.py)
+    validates=clauses_in("REG-RECALL-01"),
+)
+class HistoryRoundRepeated(Mutation):
+    def history(self, table_id: str, page: HistoryPage) -> HistoryPage:
+        if not page.rounds:
+            return page
+        first = page.rounds[0]
+        self.altered(f"a page of table {table_id}'s round history shows {first.round_id} twice")
+        return replace(page, rounds=(first, *page.rounds))
