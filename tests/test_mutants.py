@@ -450,3 +450,28 @@ def test_a_history_page_repeating_a_round_is_a_finding_of_the_history() -> None:
     assert [s.entry.round_id for s in read.shown] == ["r1", "r1", "r2", "r3", "r3"]
     assert history_problems("sicbo", played, read)
     assert answers.alterations == 2
+
+
+@pytest.mark.parametrize(
+    ("clause", "game", "result", "shown"),
+    [
+        ("SB-GEN-01", "sicbo", {"dice": [1, 2, 6], "total": 9}, {"total": 10}),
+        ("XD-GEN-01", "xocdia", {"tokens": ["r", "r", "w", "r"], "red": 3, "white": 1},
+         {"red": 4, "white": 0}),
+    ],
+)  # fmt: skip
+def test_a_history_result_miscounted_is_a_finding_of_its_games_clause(
+    clause: str, game: str, result: dict, shown: dict
+) -> None:
+    from livecert.adapters.model import HistoryPage, HistoryRound
+    from livecert.harness.history_judge import derived_problems, read_history
+
+    page = HistoryPage((HistoryRound("r1", "settled", result, None),), None)
+    target = FakeTarget()
+    target.round_history = lambda table_id, after, limit: page  # type: ignore[attr-defined]
+    assert derived_problems(game, read_history(target.round_history, "t1", 5, 3)) == []  # type: ignore[attr-defined]
+    answers = mutated(f"history-result-miscounted@{clause}", target)
+    read = read_history(answers.round_history, "t1", 5, 3)
+    assert read.shown[0].entry.result == {**result, **shown}
+    assert derived_problems(game, read) and answers.alterations == 1
+    assert page.rounds[0].result == result  # the target's own answer untouched

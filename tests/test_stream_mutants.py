@@ -39,8 +39,8 @@ ROUNDS = {
 
 def stream(game: str, rounds: int = 2) -> list[LiveEvent]:
     """`rounds` rounds in the order a correct table pushes them: opened, the bets taken (their
-    acknowledgements on the player's stream, every message with the table's own time), closed,
-    the result, the settlements, the balance after them."""
+    acknowledgements on the player's stream, every message with the table's own time), closed
+    on the table's stream and the player's, the result, the settlements, the balance after."""
     result, bets = ROUNDS[game]
     events: list[LiveEvent] = []
     balance = START
@@ -57,6 +57,7 @@ def stream(game: str, rounds: int = 2) -> list[LiveEvent]:
             push(BET_ACKED, PLAYER, rid, bet_id=f"{rid}-b{k}", selection=selection,
                  amount=Decimal(stake))  # fmt: skip
         push(BETTING_CLOSED, TABLE, rid)
+        push(BETTING_CLOSED, PLAYER, rid)  # as the Socket.IO table does: a close on each stream
         push(RESULT, TABLE, rid, result=result)
         for k, (selection, stake, returned) in enumerate(bets):
             push(SETTLED, PLAYER, rid, bet_id=f"{rid}-b{k}", selection=selection,

@@ -5,6 +5,7 @@ altered, never a bet or a round, so the checks that compare a balance with the r
 the ones that must see it.
 """
 
+import threading
 from decimal import Decimal
 
 from livecert.adapters.model import PlayerHandle
@@ -83,3 +84,33 @@ class BalanceBelowZero(Mutation):
         shown = -self.unit if amount == 0 else -amount
         self.altered(f"{player.player_id}'s balance {amount} shown as {shown}")
         return shown
+
+
+@operator(
+    "disconnected-balance-short",
+    family="balances",
+    summary="a player who disconnected reads a minor unit less from then on (a settlement of "
+    "their confirmed bets credited short)",
+    # TBL-DISC-02: confirmed bets stay valid and are settled; where a player who stayed
+    # connected holds the same bets right, the offline player's shortfall is the
+    # disconnection's (steps/common.py), and a balance read wrong is every balance duty's
+    validates=clauses_in("TBL-DISC-02"),
+    declares=lambda clause: BALANCE_JUDGED,
+)
+class DisconnectedBalanceShort(Mutation):
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self._gone_lock = threading.Lock()
+        self.gone: set[str] = set()
+
+    def disconnected(self, player: PlayerHandle) -> None:
+        with self._gone_lock:
+            self.gone.add(player.player_id)
+
+    def balance(self, player: PlayerHandle, amount: Decimal) -> Decimal:
+        with self._gone_lock:
+            short = player.player_id in self.gone
+        if not short:
+            return amount
+        self.altered(f"{player.player_id}'s balance {amount} shown as {amount - self.unit}")
+        return amount - self.unit

@@ -82,3 +82,31 @@ class HistoryRoundRepeated(Mutation):
         first = page.rounds[0]
         self.altered(f"a page of table {table_id}'s round history shows {first.round_id} twice")
         return replace(page, rounds=(first, *page.rounds))
+
+
+# what a shown result derives, per game: the fields a miscount alters (history_judge.py)
+DERIVED = {"SB-GEN-01": ("total",), "XD-GEN-01": ("red", "white")}
+
+
+@operator(
+    "history-result-miscounted",
+    family="records",
+    summary="the round history's results derive otherwise than their dice or tokens (a Sic Bo "
+    "total one more; a Xoc Dia count of one more red, one fewer white)",
+    # what a result derives is the game's own clause, judged against the dice or tokens shown
+    validates=clauses_in(*DERIVED),
+)
+class HistoryResultMiscounted(Mutation):
+    def history(self, table_id: str, page: HistoryPage) -> HistoryPage:
+        fields = DERIVED[self.clause]
+        rounds = []
+        for entry in page.rounds:
+            result = entry.result
+            if isinstance(result, dict) and all(isinstance(result.get(f), int) for f in fields):
+                moved = {fields[0]: result[fields[0]] + 1}
+                if len(fields) > 1:
+                    moved[fields[1]] = result[fields[1]] - 1
+                self.altered(f"round {entry.round_id} of the history shown with {moved}")
+                entry = replace(entry, result={**result, **moved})
+            rounds.append(entry)
+        return replace(page, rounds=tuple(rounds))

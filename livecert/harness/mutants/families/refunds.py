@@ -132,6 +132,10 @@ class RefundKept(SettledOtherwise):
     # it did not stay valid to be settled (TBL-DISC-02); the steps judge them together
     validates=clauses_in(*DISCONNECTION),
     declares=lambda clause: (*DISCONNECTION, "REG-MONEY-01"),  # the stakes back, unbidden
+    # a table that pushes its rounds shows a disconnected player nothing of how a bet settled
+    # (the balance tells, once the settlement was pushed to nobody): a refund shown in the
+    # records but not in that balance is no fault a table has, so it is not aimed there
+    applies=lambda clause, shape: not shape.pushes,
 )
 class DisconnectedBetsRefunded(SettledOtherwise):
     def __init__(self, *args: object) -> None:

@@ -113,20 +113,24 @@ class PushedSettlementRepeated(StreamMutation):
 )
 class PushedAckAfterClose(StreamMutation):
     def events(self, events: list[LiveEvent]) -> list[LiveEvent]:
-        closes: dict[str | None, LiveEvent] = {}
+        closes: dict[str | None, LiveEvent] = {}  # each round's latest close, on any stream
         for event in events:
             if event.kind == BETTING_CLOSED:
-                closes.setdefault(event.round_id, event)
+                closes[event.round_id] = event
         shown = []
         for event in events:
             close = closes.get(event.round_id)
             if event.kind != BET_ACKED or close is None or event.seq > close.seq:
                 shown.append(event)
                 continue
-            # after the close in the log, and by the target's clock where the close carries it
-            # (an acknowledgement on another stream, with no such clock, stays unordered, as it
-            # was: the stream cannot show this fault there, and the mutant survives to say so)
-            later_time = None if close.server_time is None else close.server_time + 0.001
+            # after every close of its round in the log (a close pushed on the player's stream
+            # too orders it there), and by the target's clock where a close carries it (one on
+            # another stream, with no such clock, stays unordered, as it was: the stream cannot
+            # show this fault there, and the mutant survives to say so)
+            times = [e.server_time for e in events
+                     if e.kind == BETTING_CLOSED and e.round_id == event.round_id
+                     and e.server_time is not None]  # fmt: skip
+            later_time = max(times) + 0.001 if times else None
             shown.append(replace(event, seq=close.seq + 1, server_time=later_time))
             self.mark(BET_ACKED, event.seq, f"bet {event.bet_id}'s acknowledgement (message "
                       f"#{event.seq}) shown after round {event.round_id}'s close "
