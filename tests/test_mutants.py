@@ -475,3 +475,16 @@ def test_a_history_result_miscounted_is_a_finding_of_its_games_clause(
     assert read.shown[0].entry.result == {**result, **shown}
     assert derived_problems(game, read) and answers.alterations == 1
     assert page.rounds[0].result == result  # the target's own answer untouched
+
+
+def test_a_shake_not_kept_is_gone_from_every_read_of_the_round() -> None:
+    from dataclasses import replace
+
+    target = FakeTarget()
+    events = ({"type": "shake"}, {"type": "result"})
+    target.rounds = {"r1": replace(round_view(), events=events)}
+    answers = mutated("shake-not-kept@SB-RND-03", target)
+    assert answers.get_round("r1").events == ({"type": "result"},)
+    assert target.rounds["r1"].events == events and answers.alterations == 1
+    target.rounds["r1"] = replace(round_view(), events=None)  # a target showing no events
+    assert answers.get_round("r1").events is None and answers.alterations == 1

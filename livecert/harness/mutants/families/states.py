@@ -145,3 +145,21 @@ class ReshakeDropsBets(BetsGone):
             if first:
                 self.forget([*taken, *view.bets])
         return super().round(operation, view)
+
+
+@operator(
+    "shake-not-kept",
+    family="states",
+    summary="the round forgets the dealer's shake: it is no longer among the round's events",
+    # SB-RND-03: when betting ends the dealer shakes, and the round keeps the shake
+    validates=clauses_in("SB-RND-03"),
+)
+class ShakeNotKept(Mutation):
+    def round(self, operation: str, view: RoundView) -> RoundView:
+        if not view.events:
+            return view
+        kept = tuple(e for e in view.events if e.get("type") != "shake")
+        if len(kept) == len(view.events):
+            return view
+        self.altered(f"round {view.round_id} ({operation}) shown without the dealer's shake")
+        return replace(view, events=kept)
