@@ -488,3 +488,34 @@ def test_a_shake_not_kept_is_gone_from_every_read_of_the_round() -> None:
     assert target.rounds["r1"].events == events and answers.alterations == 1
     target.rounds["r1"] = replace(round_view(), events=None)  # a target showing no events
     assert answers.get_round("r1").events is None and answers.alterations == 1
+
+
+def test_an_action_refused_to_other_credentials_is_shown_done_and_only_that() -> None:
+    """The access scenarios' copies of the adapter (as a role, with a credential) are wrapped
+    too: a refusal is shown done, but a read the step looks into stays refused; an adapter
+    with no such copies still says so."""
+
+    class Copy:
+        def __init__(self) -> None:
+            self.calls: list[str] = []
+
+        def close_betting(self, round_id: str) -> None:
+            self.calls.append("close_betting")
+            raise Refused("close betting", 403, "FORBIDDEN", "a player may not close betting")
+
+        def get_round(self, round_id: str, player: Any = None) -> None:
+            raise Refused("read a round", 403, "FORBIDDEN", "not yours")
+
+    copy = Copy()
+    target = FakeTarget()
+    target.as_role = lambda role: copy  # type: ignore[attr-defined]
+    answers = mutated("access-granted@REG-ACCESS-01", target)
+    assert not hasattr(answers, "with_credential")  # the inner adapter has none
+    acting = answers.as_role("player")
+    assert acting.close_betting("r1") is None and copy.calls == ["close_betting"]
+    with pytest.raises(Refused):
+        acting.get_round("r1")
+    assert answers.alterations == 1
+    clean = mutated("balance-lag@REG-MONEY-01", target)  # another operator: refusals stand
+    with pytest.raises(Refused):
+        clean.as_role("player").close_betting("r1")

@@ -107,6 +107,11 @@ class Mutation:
     def history(self, table_id: str, page: HistoryPage) -> HistoryPage:
         return page
 
+    def refused_to_another(self, operation: str, refusal: Refused) -> bool:
+        """A request sent with another role's or player's credentials (the access scenarios'
+        copies of the adapter) that the target refused: True shows it done."""
+        return False
+
     def events(self, events: list[LiveEvent]) -> list[LiveEvent]:
         """A live table's pushed messages as read for the stream's judge, in the order seen.
         They are read again when the judge waits for more: a hook must alter the same message
@@ -261,10 +266,50 @@ class MutatedAnswers:
         page = self._adapter.round_history(table_id, *args, **options)
         return self.mutation.history(table_id, page)
 
+    # -- other credentials -------------------------------------------------------------------------
+
+    @property
+    def as_role(self) -> Callable[[str], "ActingAnswers"]:
+        """The inner adapter acting as a role, its refusals through the mutation."""
+        if not hasattr(self._adapter, "as_role"):
+            raise AttributeError("as_role")
+        return lambda role: ActingAnswers(self._adapter.as_role(role), self.mutation)
+
+    @property
+    def with_credential(self) -> Callable[[str], "ActingAnswers"]:
+        """The inner adapter sending another credential, its refusals through the mutation."""
+        if not hasattr(self._adapter, "with_credential"):
+            raise AttributeError("with_credential")
+        return lambda token: ActingAnswers(self._adapter.with_credential(token), self.mutation)
+
     # -- a live table's stream -------------------------------------------------------------------
 
     def stream_events(self, after: int) -> list[LiveEvent]:
         return self.mutation.events(self._adapter.stream_events(after))
+
+
+class ActingAnswers:
+    """A copy of the adapter acting with other credentials: each operation sent as asked; a
+    refusal it meets handed to the mutation, which may show it done (nothing returned)."""
+
+    def __init__(self, adapter: Any, mutation: Mutation) -> None:
+        self._adapter = adapter
+        self._mutation = mutation
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._adapter, name)
+        if not callable(value):
+            return value
+
+        def sent(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return value(*args, **kwargs)
+            except Refused as refusal:
+                if self._mutation.refused_to_another(name, refusal):
+                    return None
+                raise
+
+        return sent
 
 
 def with_bets(view: RoundView, bets: Sequence[BetView]) -> RoundView:

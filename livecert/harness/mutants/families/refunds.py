@@ -81,7 +81,8 @@ class SettledOtherwise(ShownSettled):
     "refund-kept",
     family="refunds",
     summary="a stake the rules return (a cancelled round, a 2:2 result) kept as lost",
-    validates=is_refunding,
+    # REG-INTR-01 too: a round a restart interrupted returns its stakes
+    validates=lambda clause: is_refunding(clause) or clause == "REG-INTR-01",
     declares=lambda clause: refund_breaks(),
 )
 class RefundKept(SettledOtherwise):
