@@ -37,10 +37,11 @@ ROUNDS = {
 }
 
 
-def stream(game: str, rounds: int = 2) -> list[LiveEvent]:
+def stream(game: str, rounds: int = 2, timed: bool = True) -> list[LiveEvent]:
     """`rounds` rounds in the order a correct table pushes them: opened, the bets taken (their
-    acknowledgements on the player's stream, every message with the table's own time), closed
-    on the table's stream and the player's, the result, the settlements, the balance after."""
+    acknowledgements on the player's stream, every message with the table's own time unless
+    not `timed`, as most tables push), closed on the table's stream and the player's, the
+    result, the settlements, the balance after."""
     result, bets = ROUNDS[game]
     events: list[LiveEvent] = []
     balance = START
@@ -48,7 +49,7 @@ def stream(game: str, rounds: int = 2) -> list[LiveEvent]:
     def push(kind: str, stream_name: str, round_id: str, **fields: object) -> None:
         seq = len(events) + 1
         events.append(LiveEvent(kind, stream_name, seq, float(seq), round_id,
-                                server_time=float(seq), **fields))  # type: ignore[arg-type]  # fmt: skip
+                                server_time=float(seq) if timed else None, **fields))  # type: ignore[arg-type]  # fmt: skip
 
     for n in range(1, rounds + 1):
         rid = f"r{n}"
@@ -97,24 +98,32 @@ STREAM_MUTANTS = [
 
 
 @pytest.mark.parametrize("game", ["sicbo", "xocdia"])
-def test_the_hand_made_stream_is_judged_whole_and_clean(game: str) -> None:
-    verdict = judge_stream(stream(game), load_paytable(game), 2, "down", {PLAYER: START})
+@pytest.mark.parametrize("timed", [True, False], ids=["timed", "untimed"])
+def test_the_hand_made_stream_is_judged_whole_and_clean(game: str, timed: bool) -> None:
+    events = stream(game, timed=timed)
+    verdict = judge_stream(events, load_paytable(game), 2, "down", {PLAYER: START})
     assert not verdict.failed and not verdict.unjudged
     held = {c for check in verdict.checks for c in check.clauses}
     assert {"REG-SETTLE-01", "REG-MONEY-01", "REG-COMMIT-01"} <= held
 
 
+@pytest.mark.parametrize("timed", [True, False], ids=["timed", "untimed"])
 @pytest.mark.parametrize(("name", "clause", "game"), STREAM_MUTANTS)
 def test_each_stream_mutant_fails_exactly_its_declared_clauses(
-    name: str, clause: str, game: str
+    name: str, clause: str, game: str, timed: bool
 ) -> None:
+    """With the table's own times and without (the order then the streams' alone), read first
+    in part, as the judge does before it waits for what is still to come, then whole."""
     mutant = parse_mutant(f"{name}@{clause}")
-    target = Streamed(stream(game))
+    whole = stream(game, timed=timed)
+    target = Streamed(whole[: len(whole) // 2])
     answers = MutatedAnswers(
         target, mutant.name, lambda note: mutant.operator.mutation(mutant.clause, INFO, note)
     )
+    answers.stream_events(0)
+    target.events = whole  # the rest came while the judge waited
     first = answers.stream_events(0)
-    again = answers.stream_events(0)  # the judge reads the stream again when it waits
+    again = answers.stream_events(0)
     assert first == again
     assert clause in failed(first, game)
     declared = set(mutant.declares)
@@ -124,7 +133,7 @@ def test_each_stream_mutant_fails_exactly_its_declared_clauses(
     notes = [e for e in target.recorder.drain() if e.method == MUTATED]
     assert notes and len(notes) == answers.alterations
     assert len({n.url for n in notes}) == len(notes)  # each message marked once
-    assert target.events == stream(game)  # the table's own messages untouched
+    assert target.events == stream(game, timed=timed)  # the table's own messages untouched
 
 
 def test_stream_operators_are_chosen_only_for_a_target_that_pushes() -> None:
@@ -133,5 +142,8 @@ def test_stream_operators_are_chosen_only_for_a_target_that_pushes() -> None:
     chosen = [op.name for op in operators_for("REG-MONEY-01", pushing)]
     assert chosen[:2] == ["pushed-settlement-repeated", "pushed-balance-unit-off"]
     assert "balance-unit-off" in chosen[2:]  # the wallet's reads are still read there
-    assert [op.name for op in operators_for("SB-RND-03", quiet)] == []
-    assert [op.name for op in operators_for("SB-RND-03", pushing)] == ["pushed-result-before-close"]
+    assert [op.name for op in operators_for("SB-RND-03", quiet)] == ["shake-not-kept"]
+    assert [op.name for op in operators_for("SB-RND-03", pushing)] == [
+        "pushed-result-before-close",
+        "shake-not-kept",
+    ]

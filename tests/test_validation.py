@@ -83,7 +83,10 @@ def test_a_clause_no_mutant_killed_passed_with_its_sensitivity_not_shown() -> No
                                    NOT_APPLIED: 1}  # fmt: skip
     assert "1 of 3 passed clauses showed" in section["statement"]
     assert "2 passed with sensitivity not shown" in section["statement"]
-    assert "(1 of them because no operator aims at them yet" in section["statement"]
+    assert (
+        "(1 of them because no operator fitting this target aims at them yet"
+        in (section["statement"])
+    )
     assert section["no_operator"] == ["DOC-LANG-01"]
 
 
@@ -258,3 +261,36 @@ def test_a_secret_in_a_mutant_runs_files_is_masked_and_said(tmp_path: Path) -> N
     texts = [p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.is_file()]
     assert not any("validation-secret-4242" in text for text in texts)
     assert any("$VALIDATION_SECRET" in text for text in texts)
+
+
+def test_the_replayed_command_drops_what_the_run_set_however_it_was_written(
+    tmp_path: Path,
+) -> None:
+    """`--validate auto`, options abbreviated as argparse takes them, and the bounds the mutant's
+    run had (what was left of --max-duration, the rate it kept) rather than the validated
+    command's."""
+    from livecert.adapters.rate import parse_rate
+    from livecert.certify.validation import mutant_command
+    from livecert.harness.mutants import parse_mutant
+
+    mutant = parse_mutant("payout-unit-off@XD-PAY-03")
+    argv = ["--target-url", "http://t", "--valid", "auto", "--work", "4", "--history-from", "T1",
+            "--max-duration", "600", "--rate-limit=20/s", "--request-deadline", "9"]  # fmt: skip
+    bounds = CertifyOptions(max_duration=412.6, rate_limit=parse_rate("20/s"))
+    assert mutant_command(argv, mutant, "xocdia", (), tmp_path, bounds) == [
+        "--target-url", "http://t", "--request-deadline", "9",
+        "--game", "xocdia", "--clauses", "XD-PAY-03", "--workers", "1", "--no-html", "--quiet",
+        "--report-dir", str(tmp_path), "--max-duration", "413", "--rate-limit", "20/s",
+        "--", "--livecert-mutant=payout-unit-off@XD-PAY-03",
+    ]  # fmt: skip
+
+
+def test_the_targets_shape_is_read_from_its_run_and_from_an_older_reports_adapter() -> None:
+    from livecert.certify.validation import target_shape
+
+    recorded = [{"type": "target", "adapter": {"kind": "mapping"}},
+                {"type": "target_shape", "pushes": True, "contract": False}]  # fmt: skip
+    assert target_shape(recorded) == TargetShape(pushes=True, contract=False)
+    older = [{"type": "target", "adapter": {"kind": "canonical"}}]  # before the shape was kept
+    assert target_shape(older) == TargetShape(pushes=False, contract=True)
+    assert target_shape([]) == TargetShape()

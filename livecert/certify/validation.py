@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from livecert.adapters.registry import is_canonical
+from livecert.adapters.registry import CANONICAL, is_canonical
 from livecert.adapters.secrets import SECRETS
 from livecert.certify.report_folder import guard_folder
 from livecert.harness.mutants import Mutant, TargetShape, operators_for
@@ -104,10 +104,14 @@ def sweep_narrowed(clause: str, game: str) -> tuple[str, ...]:
 
 
 def target_shape(records: list[dict]) -> TargetShape:
-    """The certified target's shape, as its run recorded it (nothing known: no stream, no
-    contract, so no operator that needs either is chosen)."""
-    shape = next((r for r in records if r.get("type") == "target_shape"), {})
-    return TargetShape(pushes=bool(shape.get("pushes")), contract=bool(shape.get("contract")))
+    """The certified target's shape, as its run recorded it. A run recorded before the shape
+    was (an older report): the contract from the adapter it named; whether it pushed its rounds
+    is not known, taken as no (so no pushed event's operator is chosen)."""
+    shape = next((r for r in records if r.get("type") == "target_shape"), None)
+    if shape is not None:
+        return TargetShape(pushes=bool(shape.get("pushes")), contract=bool(shape.get("contract")))
+    target = next((r for r in records if r.get("type") == "target"), {})
+    return TargetShape(contract=(target.get("adapter") or {}).get("kind") == CANONICAL)
 
 
 def chosen_mutants(passed: list[str], per_clause: int, shape: TargetShape) -> list[Mutant]:
@@ -164,20 +168,32 @@ def failed_anywhere(
 
 
 # the options a mutant's run sets itself, and how many values each takes ("?": an optional
-# number); every other option of the validated command is kept as it was
+# one); every other option of the validated command is kept as it was
 SET_BY_THE_RUN = {
     "--game": 1, "--clauses": 1, "--sweep-only": 1, "--report-dir": 1, "--workers": 1,
     "--lab": 1, "--retests": 1, "--history": 1, "--history-from-target": 1, "--quiet": 0,
-    "--no-html": 0, "--har": 0, "--no-progress": 0, "--validate": "?",
+    "--no-html": 0, "--har": 0, "--no-progress": 0, "--validate": "?", "--max-duration": 1,
+    "--rate-limit": 1,
 }  # fmt: skip
 
 
+def _set_by_the_run(flag: str) -> str | None:
+    """The option of SET_BY_THE_RUN that `flag` names, written whole or abbreviated as argparse
+    allows (the command was accepted, so an abbreviation names one option only)."""
+    if flag in SET_BY_THE_RUN or not flag.startswith("--"):
+        return flag if flag in SET_BY_THE_RUN else None
+    named = [option for option in SET_BY_THE_RUN if option.startswith(flag)]
+    return named[0] if len(named) == 1 else None
+
+
 def mutant_command(
-    argv: list[str], mutant: Mutant, game: str, sweep: tuple[str, ...], folder: Path
-) -> list[str]:
+    argv: list[str], mutant: Mutant, game: str, sweep: tuple[str, ...], folder: Path,
+    bounds: "CertifyOptions | None" = None,
+) -> list[str]:  # fmt: skip
     """The `livecert certify` arguments that replay a mutant's run of the validated command
-    `argv`: its target and bounds as they were, the clause's scenarios on its game, the sweep
-    narrowed, this run's folder, and the mutant named to pytest."""
+    `argv`: its target as it was, the clause's scenarios on its game, the sweep narrowed, this
+    run's folder and bounds (`bounds`' --max-duration and --rate-limit: what the run had), and
+    the mutant named to pytest."""
     cut = argv.index("--") if "--" in argv else len(argv)
     options, passed_on = argv[:cut], argv[cut + 1 :]
     kept: list[str] = []
@@ -187,15 +203,20 @@ def mutant_command(
             skip = False
             continue
         flag, has_value, _ = arg.partition("=")
-        takes = SET_BY_THE_RUN.get(flag)
-        if takes is None:
+        option = _set_by_the_run(flag)
+        if option is None:
             kept.append(arg)
         elif not has_value:
-            following = options[n + 1] if n + 1 < len(options) else ""
-            skip = takes == 1 or (takes == "?" and following.isdigit())
+            takes = SET_BY_THE_RUN[option]
+            following = options[n + 1] if n + 1 < len(options) else "-"
+            skip = takes == 1 or (takes == "?" and not following.startswith("-"))
     run = ["--game", game, "--clauses", ",".join(mutant.scope)]
     run += ["--sweep-only", ",".join(sweep)] if sweep else []
     run += ["--workers", "1", "--no-html", "--quiet", "--report-dir", str(folder)]
+    if bounds is not None and bounds.max_duration is not None:
+        run += ["--max-duration", f"{bounds.max_duration:.0f}"]
+    if bounds is not None and bounds.rate_limit is not None:
+        run += ["--rate-limit", str(bounds.rate_limit)]
     return [*kept, *run, "--", *passed_on, f"--livecert-mutant={mutant.name}"]
 
 
@@ -220,7 +241,6 @@ def _mutant_run(mutant: Mutant, base: "CertifyOptions", folder: Path,
     argv = base.command if base.command is not None else validated_argv()
     options = replace(
         base,
-        command=None if argv is None else mutant_command(argv, mutant, game, sweep, folder),
         max_duration=left,
         game=game,
         clauses=mutant.scope,
@@ -239,6 +259,8 @@ def _mutant_run(mutant: Mutant, base: "CertifyOptions", folder: Path,
         pytest_args=[*base.pytest_args, f"--livecert-mutant={mutant.name}"],
         lab={},
     )
+    if argv is not None:
+        options.command = mutant_command(argv, mutant, game, sweep, folder, options)
     started = time.monotonic()
     try:
         _, certificate, _ = certify(options)
@@ -295,11 +317,14 @@ def run_validation(
     section["seconds"] = round(time.monotonic() - started, 1)
     section["folder"] = str(folder)
     written = SECRETS.mask_data({**section, "runs": [asdict(r) for r in runs]})
-    (folder / "validation.json").write_text(json.dumps(written, indent=2) + "\n", encoding="utf-8")
-    # every file of the runs searched for the run's secrets, as a report's are (each masked)
+    path = folder / "validation.json"
+    path.write_text(json.dumps(written, indent=2) + "\n", encoding="utf-8")
+    # every file of the runs searched for the run's secrets, as a report's are (each masked),
+    # and what was found said in the section and in its file
     leaked = guard_folder(folder)
     if leaked:
-        section["secrets_masked"] = leaked
+        section["secrets_masked"] = written["secrets_masked"] = leaked
+        path.write_text(json.dumps(written, indent=2) + "\n", encoding="utf-8")
     return section
 
 
@@ -329,7 +354,10 @@ def validation_section(
         if killed:
             row["sensitivity"] = f"{len(killed)} of {len(counted)} mutants killed"
         else:
-            why = "no operator aims at it" if not aimed else "no mutant was killed"
+            why = "no mutant was killed" if aimed else (
+                "no operator aims at it" if not operators_for(clause)
+                else "no operator fits this target"
+            )  # fmt: skip
             row["sensitivity"] = f"{NOT_SHOWN} ({why})"
         row["shown"] = bool(killed)
         clauses[clause] = row
@@ -352,7 +380,7 @@ def validation_section(
             f"Method validation on this target: {len(passed) - len(not_shown)} of {len(passed)} "
             f"passed clauses showed their checks can fail here; {len(not_shown)} passed with "
             f"sensitivity not shown on this target ({len(unaimed)} of them because no operator "
-            "aims at them yet; the verdict is not changed: a lab decides)."
+            "fitting this target aims at them yet; the verdict is not changed: a lab decides)."
         ),
     }
 

@@ -41,12 +41,14 @@ class StreamMutation(Mutation):
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args)  # type: ignore[arg-type]
-        self._marked: set[tuple[str, int]] = set()
+        self._marked: set[tuple[str, int, str | None]] = set()
 
-    def mark(self, kind: str, seq: int, what: str) -> None:
+    def mark(self, event: LiveEvent, what: str) -> None:
+        """`event` altered as `what` says (marked once: a slip's bets share one message)."""
+        key = (event.kind, event.seq, event.bet_id)
         with self.lock:
-            first = (kind, seq) not in self._marked
-            self._marked.add((kind, seq))
+            first = key not in self._marked
+            self._marked.add(key)
         if first:
             self.altered(what)
 
@@ -69,7 +71,7 @@ class PushedResultDropped(StreamMutation):
         kept = []
         for event in events:
             if event.kind == RESULT and event.round_id in settled:
-                self.mark(RESULT, event.seq, f"the result of round {event.round_id} dropped "
+                self.mark(event, f"the result of round {event.round_id} dropped "
                           f"(message #{event.seq})")  # fmt: skip
                 continue
             kept.append(event)
@@ -96,7 +98,7 @@ class PushedSettlementRepeated(StreamMutation):
             repeated.add(event.bet_id or "")
             again = replace(event, returned=event.returned + self.unit)
             shown.append(again)
-            self.mark(SETTLED, event.seq, f"bet {event.bet_id}'s settlement (message "
+            self.mark(event, f"bet {event.bet_id}'s settlement (message "
                       f"#{event.seq}, returned {event.returned}) pushed again returning "
                       f"{again.returned}")  # fmt: skip
         return shown
@@ -132,7 +134,7 @@ class PushedAckAfterClose(StreamMutation):
                      and e.server_time is not None]  # fmt: skip
             later_time = max(times) + 0.001 if times else None
             shown.append(replace(event, seq=close.seq + 1, server_time=later_time))
-            self.mark(BET_ACKED, event.seq, f"bet {event.bet_id}'s acknowledgement (message "
+            self.mark(event, f"bet {event.bet_id}'s acknowledgement (message "
                       f"#{event.seq}) shown after round {event.round_id}'s close "
                       f"(#{close.seq})")  # fmt: skip
         return _in_order(shown)
@@ -162,7 +164,7 @@ class PushedResultBeforeClose(StreamMutation):
                 continue
             early_time = None if close.server_time is None else close.server_time - 0.001
             shown.append(replace(event, seq=close.seq - 1, server_time=early_time))
-            self.mark(RESULT, event.seq, f"the result of round {event.round_id} (message "
+            self.mark(event, f"the result of round {event.round_id} (message "
                       f"#{event.seq}) shown before its close (#{close.seq})")  # fmt: skip
         # the result just before the close it now precedes (first among any of its seq)
         return sorted(shown, key=lambda e: (e.seq, e.kind != RESULT))
@@ -181,7 +183,7 @@ class PushedBalanceUnitOff(StreamMutation):
         for event in events:
             if event.kind == BALANCE and event.balance is not None:
                 event = replace(event, balance=event.balance + self.unit)
-                self.mark(BALANCE, event.seq, f"the balance pushed on {event.stream} "
+                self.mark(event, f"the balance pushed on {event.stream} "
                           f"(message #{event.seq}) shown as {event.balance}")  # fmt: skip
             shown.append(event)
         return shown
