@@ -153,3 +153,20 @@ def test_refunds_to_a_disconnected_player_are_not_aimed_where_the_table_pushes()
     names = lambda shape: [op.name for op in operators_for("TBL-DISC-02", shape)]  # noqa: E731
     assert names(TargetShape()) == ["disconnected-balance-short", "disconnected-bets-refunded"]
     assert names(TargetShape(pushes=True)) == ["disconnected-balance-short"]
+
+
+def test_a_balance_below_zero_is_below_zero_in_what_a_lent_account_holds() -> None:
+    """A lent account holds more than the balance shown (its surplus): the mutant takes the
+    account itself below zero, or REG-BAL-01's check on the account would rightly hold."""
+    from livecert.harness.read_balances import real_balance
+
+    target = FakeTarget()
+    target.balances = [Decimal("100.00"), Decimal("0.00")]
+    target.balance_offset = lambda player: Decimal("5000.00")  # type: ignore[attr-defined]
+    answers = mutated("balance-below-zero@REG-BAL-01", target)
+    for _ in range(2):
+        shown = answers.balance(ALICE)
+        assert real_balance(answers, ALICE, shown) < 0
+    plain = FakeTarget()
+    plain.balances = [Decimal("100.00")]
+    assert mutated("balance-below-zero@REG-BAL-01", plain).balance(ALICE) == Decimal("-100.00")

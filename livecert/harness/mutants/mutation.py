@@ -43,6 +43,9 @@ class Mutation:
         self.info = info
         self._note = note
         self.lock = threading.RLock()
+        # how much more a lent account holds than the balance shown (the adapter's, where it
+        # lends accounts: set by MutatedAnswers), for a mutant altering what the account holds
+        self.surplus: Callable[[PlayerHandle], Decimal] = lambda player: Decimal(0)
 
     @property
     def unit(self) -> Decimal:
@@ -130,6 +133,9 @@ class MutatedAnswers:
         self._count_lock = threading.Lock()
         self._keys: set[str] = set()  # the idempotency keys sent so far
         self.mutation = build(self._note)
+        offset = getattr(adapter, "balance_offset", None)
+        if offset is not None:
+            self.mutation.surplus = offset
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._adapter, name)

@@ -81,7 +81,11 @@ class BalanceUnitOff(Mutation):
 )
 class BalanceBelowZero(Mutation):
     def balance(self, player: PlayerHandle, amount: Decimal) -> Decimal:
-        shown = -self.unit if amount == 0 else -amount
+        # below zero in what the account holds: a lent account's surplus (held beyond the
+        # balance shown) taken off too, or the check on the account would rightly hold
+        surplus = self.surplus(player)
+        held = amount + surplus
+        shown = (-self.unit if held == 0 else -held) - surplus
         self.altered(f"{player.player_id}'s balance {amount} shown as {shown}")
         return shown
 

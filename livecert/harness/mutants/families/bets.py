@@ -21,8 +21,11 @@ from livecert.rules.paytable import load_paytable
 # clauses, REG-COMMIT-01), bad input, a stake outside the declared limits, a slip over the balance
 REFUSING = ("SB-RND-01", "XD-RND-01", "REG-COMMIT-01", "REG-INPUT-01", "REG-LIMIT-01")
 # what a table that takes what it must refuse breaks: the clause that demanded the refusal,
-# the betting window and the commitment duty, and no balance below zero (a slip over it taken)
-REFUSED_BREAKS = (*REFUSING, "REG-BAL-01")
+# the betting window and the commitment duty, no balance below zero (a slip over it taken), and
+# money conserved: a bet shown taken that the table never settles leaves its stake unaccounted
+# for, where a session's model of the wallet meets one (at a clock table, whose close comes
+# when it will)
+REFUSED_BREAKS = (*REFUSING, "REG-BAL-01", "REG-MONEY-01")
 # the clauses whose scenarios send what must be taken: a bet inside the countdown, at a limit,
 # several bets of several types in one round
 TAKING = ("SB-RND-01", "XD-RND-01", "REG-LIMIT-01", "SB-RND-02")
