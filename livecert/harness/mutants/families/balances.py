@@ -76,8 +76,10 @@ class BalanceUnitOff(Mutation):
     family="balances",
     summary="a balance read below zero (a wallet that let a stake take it under nothing)",
     validates=clauses_in("REG-BAL-01"),
-    # a balance read below zero is no balance the rounds played leave: REG-MONEY-01's too
-    declares=lambda clause: ("REG-BAL-01", "REG-MONEY-01"),
+    # a balance read below zero is no balance the rounds played leave: a wallet that reads
+    # wrong, so every duty judged on a balance read (REG-INPUT-01's "nothing moved" where a
+    # clock table's REG-BAL-01 scenarios meet a refused stake)
+    declares=lambda clause: ("REG-BAL-01", *BALANCE_JUDGED),
 )
 class BalanceBelowZero(Mutation):
     def balance(self, player: PlayerHandle, amount: Decimal) -> Decimal:
