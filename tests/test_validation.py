@@ -219,6 +219,7 @@ def test_a_mutant_runs_certificate_records_the_command_that_replays_that_run(
     ]  # fmt: skip
 
 
+@pytest.mark.timing  # the run's end is a time of the clock
 def test_no_mutant_run_starts_past_the_runs_max_duration(tmp_path: Path) -> None:
     """--max-duration bounds the validation with the certification: each mutant run gets what
     is left of it, and one that would start past it is not run, incomplete, saying why."""
