@@ -122,6 +122,22 @@ class Mutation:
         return events
 
 
+class Disconnections(Mutation):
+    """A mutation that remembers who disconnected in the run (its fault is theirs alone)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.gone: set[str] = set()  # the players who disconnected
+
+    def disconnected(self, player: PlayerHandle) -> None:
+        with self.lock:
+            self.gone.add(player.player_id)
+
+    def went_offline(self, player_id: str) -> bool:
+        with self.lock:
+            return player_id in self.gone
+
+
 class MutatedAnswers:
     """The adapter as the steps see it in a validation run: every answer through `mutation`."""
 

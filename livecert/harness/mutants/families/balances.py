@@ -5,11 +5,10 @@ altered, never a bet or a round, so the checks that compare a balance with the r
 the ones that must see it.
 """
 
-import threading
 from decimal import Decimal
 
 from livecert.adapters.model import PlayerHandle
-from livecert.harness.mutants.mutation import Mutation
+from livecert.harness.mutants.mutation import Disconnections, Mutation
 from livecert.harness.mutants.registry import clauses_in, operator
 
 # the clause that compares every balance with the stakes and returns of the rounds played
@@ -103,20 +102,9 @@ class BalanceBelowZero(Mutation):
     validates=clauses_in("TBL-DISC-02"),
     declares=lambda clause: BALANCE_JUDGED,
 )
-class DisconnectedBalanceShort(Mutation):
-    def __init__(self, *args: object) -> None:
-        super().__init__(*args)  # type: ignore[arg-type]
-        self._gone_lock = threading.Lock()
-        self.gone: set[str] = set()
-
-    def disconnected(self, player: PlayerHandle) -> None:
-        with self._gone_lock:
-            self.gone.add(player.player_id)
-
+class DisconnectedBalanceShort(Disconnections):
     def balance(self, player: PlayerHandle, amount: Decimal) -> Decimal:
-        with self._gone_lock:
-            short = player.player_id in self.gone
-        if not short:
+        if not self.went_offline(player.player_id):
             return amount
         self.altered(f"{player.player_id}'s balance {amount} shown as {amount - self.unit}")
         return amount - self.unit

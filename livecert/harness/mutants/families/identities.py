@@ -9,7 +9,6 @@ the target's shape is judged on. A round the harness assembled from a live table
 (`echoed`) names what the harness asked, never an answer's id: it is left as it was.
 """
 
-import threading
 from dataclasses import replace
 
 from livecert.adapters.model import RoundView
@@ -37,13 +36,12 @@ def judged_on(clause: str, shape: TargetShape) -> bool:
 class RoundIdSwapped(Mutation):
     def __init__(self, *args: object) -> None:
         super().__init__(*args)  # type: ignore[arg-type]
-        self._seen_lock = threading.Lock()
         self.last_read: str | None = None  # the round the previous read was of
 
     def round(self, operation: str, view: RoundView) -> RoundView:
         if operation != "get_round" or view.echoed:
             return view
-        with self._seen_lock:
+        with self.lock:
             other = self.last_read
             self.last_read = view.round_id
         shown = other if other is not None and other != view.round_id else f"{view.round_id}-x"

@@ -11,6 +11,7 @@ from typing import Any
 
 from livecert.adapters.model import BetView, PlayerHandle, RoundView
 from livecert.harness.mutants.families.payouts import game_of, is_paytable_row
+from livecert.harness.mutants.mutation import Disconnections
 from livecert.harness.mutants.registry import clauses_in, operator
 from livecert.harness.mutants.settled import ShownSettled
 from livecert.rules.paytable import load_paytable
@@ -138,18 +139,9 @@ class RefundKept(SettledOtherwise):
     # records but not in that balance is no fault a table has, so it is not aimed there
     applies=lambda clause, shape: not shape.pushes,
 )
-class DisconnectedBetsRefunded(SettledOtherwise):
-    def __init__(self, *args: object) -> None:
-        super().__init__(*args)  # type: ignore[arg-type]
-        self.gone: set[str] = set()
-
-    def disconnected(self, player: PlayerHandle) -> None:
-        with self.lock:
-            self.gone.add(player.player_id)
-
+class DisconnectedBetsRefunded(SettledOtherwise, Disconnections):
     def wanted(self, bet: BetView) -> bool:
-        with self.lock:
-            return bet.player_id in self.gone and bet.status in ("open", "settled")
+        return self.went_offline(bet.player_id) and bet.status in ("open", "settled")
 
     def settled(self, bet: BetView) -> BetView:
         return replace(bet, status="void", outcome="refund", win=Decimal(0), returned=bet.stake)

@@ -115,10 +115,16 @@ class PushedSettlementRepeated(StreamMutation):
 )
 class PushedAckAfterClose(StreamMutation):
     def events(self, events: list[LiveEvent]) -> list[LiveEvent]:
-        closes: dict[str | None, LiveEvent] = {}  # each round's latest close, on any stream
+        # each round's latest close, on any stream, and the latest of the target's times a
+        # close of it carries
+        closes: dict[str | None, LiveEvent] = {}
+        times: dict[str | None, float] = {}
         for event in events:
-            if event.kind == BETTING_CLOSED:
-                closes[event.round_id] = event
+            if event.kind != BETTING_CLOSED:
+                continue
+            closes[event.round_id] = event
+            if event.server_time is not None:
+                times[event.round_id] = max(event.server_time, times.get(event.round_id, 0.0))
         shown = []
         for event in events:
             close = closes.get(event.round_id)
@@ -129,10 +135,8 @@ class PushedAckAfterClose(StreamMutation):
             # too orders it there), and by the target's clock where a close carries it (one on
             # another stream, with no such clock, stays unordered, as it was: the stream cannot
             # show this fault there, and the mutant survives to say so)
-            times = [e.server_time for e in events
-                     if e.kind == BETTING_CLOSED and e.round_id == event.round_id
-                     and e.server_time is not None]  # fmt: skip
-            later_time = max(times) + 0.001 if times else None
+            latest = times.get(event.round_id)
+            later_time = None if latest is None else latest + 0.001
             shown.append(replace(event, seq=close.seq + 1, server_time=later_time))
             self.mark(event, f"bet {event.bet_id}'s acknowledgement (message "
                       f"#{event.seq}) shown after round {event.round_id}'s close "
