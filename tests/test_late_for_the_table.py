@@ -1,6 +1,7 @@
-"""A live table's clock closing a round before the harness's first bet of a scenario reaches it
-(a busy machine, a short betting time): the refusal is nothing of the target's, and the bet goes
-to the table's next round, a few times at most (fixtures/scene.py `place`)."""
+"""A live table's clock closing a round before the harness's first bet of a scenario, or a
+sweep's slip, reaches it (a busy machine, a short betting time, a slip of 110 bets): the refusal
+is nothing of the target's, and the bet goes to the table's next round, a few times at most
+(fixtures/scene.py `place`, livecert/harness/sweep.py `bet_on_every_selection`)."""
 
 from decimal import Decimal
 from types import SimpleNamespace
@@ -10,6 +11,8 @@ import pytest
 from livecert.adapters.errors import Refused, Unsupported
 from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
 from livecert.harness.checks import CheckLedger
+from livecert.harness.sweep import bet_on_every_selection
+from livecert.rules import load_paytable
 from livecert.suite.fixtures.scene import LATE_TRIES, LateForTheTable, Scene
 from livecert.suite.steps.bad_input import action_in_the_wrong_state
 
@@ -41,7 +44,10 @@ class _TimerTable:
         if len(self.opened) <= self.late:
             raise Refused("place", 200, "CLOSED", "betting is closed", "the table closed first")
         self.bets.append(round_id)
-        return [BetView("b1", round_id, "p1", bets[0][0], bets[0][1], None, None, None, None)]  # type: ignore[arg-type]
+        return [
+            BetView(f"b{k}", round_id, "p1", code, stake, None, None, None, None)  # type: ignore[arg-type]
+            for k, (code, stake) in enumerate(bets, 1)
+        ]
 
 
 def _scene(table: _TimerTable) -> Scene:
@@ -92,3 +98,28 @@ def test_an_open_round_the_table_closed_meanwhile_is_no_open_round_to_try_a_resu
     scene.place("Small", D("10.00"))
     with pytest.raises(Unsupported, match="closed round r1 on its own clock"):
         action_in_the_wrong_state(scene, "enter the result on", "open")
+
+
+@pytest.mark.parametrize("late", range(LATE_TRIES))
+def test_a_sweep_slip_late_for_the_table_goes_to_its_next_round(late: int) -> None:
+    table = _TimerTable(late=late)
+    swept = bet_on_every_selection(table, load_paytable("sicbo"), "t1")  # type: ignore[arg-type]
+    rounds = [f"r{k}" for k in range(1, late + 2)]
+    assert (table.opened, table.bets, swept.round_id) == (rounds, [rounds[-1]], rounds[-1])
+    assert len(swept.placed) == len(load_paytable("sicbo").selections)
+
+
+def test_a_sweep_slip_late_every_time_or_refused_otherwise_is_raised() -> None:
+    table = _TimerTable(late=LATE_TRIES)
+    with pytest.raises(Refused, match="betting is closed"):
+        bet_on_every_selection(table, load_paytable("sicbo"), "t1")  # type: ignore[arg-type]
+    assert len(table.opened) == LATE_TRIES and not table.bets
+
+    class _Refusing(_TimerTable):  # a refusal the table's clock does not explain: the target's
+        def place_bets(self, player, round_id, bets, idempotency_key=None) -> list[BetView]:
+            raise Refused("place", 400, "LIMIT", "over the limit")
+
+    table = _Refusing(late=0)
+    with pytest.raises(Refused, match="over the limit"):
+        bet_on_every_selection(table, load_paytable("sicbo"), "t1")  # type: ignore[arg-type]
+    assert table.opened == ["r1"]

@@ -42,6 +42,9 @@ class ScenarioEnded(Exception):
     unchecked is listed as not judged, with the scene's reason)."""
 
 
+LATE_TRIES = 3  # rounds a table's clock may close before a first bet or a slip reaches one
+
+
 def late_for_the_table(doing: str, code: str, late: str) -> str:
     """Why a refusal of `doing` by a live table that closed betting before it arrived (`late`,
     the adapter's reason) is the harness's lateness, never a finding."""

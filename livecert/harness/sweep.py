@@ -12,9 +12,10 @@ from fractions import Fraction
 from typing import Any
 
 from livecert.adapters.base import TargetAdapter
+from livecert.adapters.errors import Refused
 from livecert.adapters.model import BetView, PlayerHandle, RoundView, TargetInfo
 from livecert.harness.dealer import open_round
-from livecert.harness.findings import HarnessError
+from livecert.harness.findings import LATE_TRIES, HarnessError
 from livecert.harness.forced_result import forcing_failed, result_played
 from livecert.harness.settlement_check import SettlementRow, check_bet
 from livecert.rules import Paytable, Selection, all_outcomes, load_paytable
@@ -181,9 +182,21 @@ def bet_on_every_selection(
     player = adapter.create_player(stake * len(codes))
     if one_request:
         return SweepRound(player, "", [], table_id, [(c, stake) for c in codes])
-    opened = open_round(adapter, paytable.game, table_id)
-    placed = adapter.place_bets(player, opened.round_id, [(c, stake) for c in codes])
-    return SweepRound(player, opened.round_id, placed, table_id, opened=opened)
+    slip = [(c, stake) for c in codes]
+    late_rounds = 0
+    while True:
+        opened = open_round(adapter, paytable.game, table_id)
+        try:
+            placed = adapter.place_bets(player, opened.round_id, slip)
+        except Refused as refused:
+            # the table's clock closed the round before the slip reached it (a long slip, a
+            # busy machine): nothing was taken, so the slip goes to the table's next round, a
+            # few times at most, each refusal kept in the round's exchanges
+            late_rounds += 1
+            if not refused.late or late_rounds == LATE_TRIES:
+                raise
+            continue
+        return SweepRound(player, opened.round_id, placed, table_id, opened=opened)
 
 
 def settle_sweep_round(
