@@ -10,14 +10,16 @@ Each run is `livecert certify --no-html --target-url <proxy>` against a referenc
 (tests/restart_reference.py, on a fresh database, with the seeded faults asked for), with its
 tokens and its restart hook, so the harness talks to the target only through the proxy and the
 interrupted games are tested as on a lab's server. For every round trip and worker count
-it prints the wall time of certify, the requests the proxy relayed, the verdict and the failed
-clauses, side by side in one table (Markdown, for benchmarks/README.md).
+it prints the wall time of certify, the tables and processes it chose, the requests the proxy
+relayed, the peak memory of certify and its processes (and of the largest one), the verdict and
+the failed clauses, side by side in one table (Markdown, for benchmarks/README.md).
 
     python benchmarks/latency.py                          # 0, 10, 50 ms; 1 and 16 workers
     python benchmarks/latency.py --rtt 50 --workers 16 --game xocdia
     python benchmarks/latency.py --rtt 50 --workers 1 --workers 16 --fault two-two-pays-1-to-1
     python benchmarks/latency.py --rate-limit 20/s --rtt 0 --workers 4 --game xocdia
     python benchmarks/latency.py --rtt 50 --workers 16 --cores 8   # processes as on 8 cores
+    python benchmarks/latency.py --rtt 0 --rtt 50 --rtt 100 --workers auto  # as certify chooses
 
 `--cores N` makes certify's processes see N cores (os.cpu_count, through a sitecustomize on
 PYTHONPATH), so `--workers` spreads over as many pytest-xdist processes as on a lab's N-core
@@ -41,6 +43,8 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import psutil
 
 from livecert.harness.embedded import free_port
 
@@ -128,12 +132,16 @@ class DelayProxy:
 @dataclass
 class Measured:
     rtt_ms: float
-    workers: int
+    workers: str  # as asked: a number or auto
     seconds: float
     requests: int
     verdict: str
     failed: list[str]
     peak_per_second: int
+    processes: int = 1  # the pytest-xdist processes the run chose (run.workers.processes)
+    tables: int = 1  # the tables in play it chose
+    peak_mb: float = 0.0  # the most resident memory certify and its processes held at once
+    process_mb: float = 0.0  # the most any one suite process held
 
 
 @contextlib.contextmanager
@@ -170,23 +178,66 @@ def seen_cores(cores: int) -> dict[str, str]:
     return {"PYTHONPATH": path}
 
 
+class MemoryPeak:
+    """The most resident memory a process and its descendants held at once, and the most any
+    one of them held, sampled every `every` seconds (psutil) until `stop`."""
+
+    def __init__(self, pid: int, every: float = 0.2) -> None:
+        self.root, self.every = psutil.Process(pid), every
+        self.total_mb = self.one_mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.every):
+            with contextlib.suppress(psutil.Error):
+                tree = [self.root, *self.root.children(recursive=True)]
+                sizes = []
+                for process in tree:
+                    with contextlib.suppress(psutil.Error):
+                        sizes.append(process.memory_info().rss / 2**20)
+                self.total_mb = max(self.total_mb, sum(sizes))
+                self.one_mb = max(self.one_mb, *sizes, 0.0)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def certify_through(
-    proxy_url: str, state: Path, game: str, workers: int, rate: str | None, cores: int = 0
-) -> tuple[float, dict]:
+    proxy_url: str,
+    state: Path,
+    game: str,
+    workers: str,
+    rate: str | None,
+    cores: int = 0,
+    processes: str = "auto",
+) -> tuple[float, dict, MemoryPeak]:
     folder = Path(tempfile.mkdtemp(prefix="livecert-latency-"))
     env = {**os.environ, **TOKENS, **seen_cores(cores)}
     command = [
         sys.executable, "-m", "livecert.cli", "certify", "--no-html", "--quiet",
-        "--target-url", proxy_url, "--game", game, "--workers", str(workers),
+        "--target-url", proxy_url, "--game", game, "--workers", workers,
+        "--processes", processes,
         "--restart-hook", f"{sys.executable} {HOOK} {state}", "--report-dir", str(folder),
     ]  # fmt: skip
     if rate:
         command += ["--rate-limit", rate]
     started = time.monotonic()
-    subprocess.run(command, env=env, capture_output=True, timeout=3600, check=False)
+    with subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    ) as run:
+        memory = MemoryPeak(run.pid)
+        try:
+            run.wait(timeout=3600)
+        finally:
+            memory.stop()
+            if run.poll() is None:
+                run.kill()
     seconds = time.monotonic() - started
     certificate = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
-    return seconds, certificate
+    return seconds, certificate, memory
 
 
 def peak_per_second(moments: list[float], window: float = 1.0) -> int:
@@ -205,18 +256,26 @@ def measure(args: argparse.Namespace) -> list[Measured]:
         for workers in args.workers:
             with lab_reference(args.fault) as (port, state):  # a fresh database each run
                 proxy = DelayProxy(("127.0.0.1", port), rtt, lifetime=args.proxy_seconds).start()
-                seconds, certificate = certify_through(
+                seconds, certificate, memory = certify_through(
                     f"http://127.0.0.1:{proxy.port}",
                     state,
                     args.game,
                     workers,
                     args.rate_limit,
                     args.cores,
+                    args.processes,
                 )
             failed = sorted(c for c, v in certificate["clauses"].items() if v["status"] == "failed")
             peak = peak_per_second(sorted(proxy.moments))
             verdict = certificate["verdict"]
-            results.append(Measured(rtt, workers, seconds, proxy.requests, verdict, failed, peak))
+            spread = certificate["run"].get("workers") or {}
+            results.append(
+                Measured(
+                    rtt, workers, seconds, proxy.requests, verdict, failed, peak,
+                    int(spread.get("processes") or 1), int(spread.get("tables_in_play") or 1),
+                    memory.total_mb, memory.one_mb,
+                )
+            )  # fmt: skip
             near = peak_per_second(sorted(proxy.moments), 0.95)
             print(f"# {results[-1]}; in any 0.95 s: {near}", file=sys.stderr, flush=True)
     return results
@@ -224,22 +283,36 @@ def measure(args: argparse.Namespace) -> list[Measured]:
 
 def table(results: list[Measured]) -> str:
     lines = [
-        "| round trip | workers | wall | requests | peak per second | verdict | failed clauses |",
-        "|---|---|---|---|---|---|---|",
+        "| round trip | workers | tables, processes | wall | requests | peak per second "
+        "| peak memory (one process) | verdict | failed clauses |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         failed = ", ".join(r.failed) or "none"
         lines.append(
-            f"| {r.rtt_ms:g} ms | {r.workers} | {r.seconds:.1f} s | {r.requests:,} | "
-            f"{r.peak_per_second} | {r.verdict} | {failed} |"
+            f"| {r.rtt_ms:g} ms | {r.workers} | {r.tables}, {r.processes} | {r.seconds:.1f} s | "
+            f"{r.requests:,} | {r.peak_per_second} | {r.peak_mb:,.0f} MB ({r.process_mb:.0f} MB) "
+            f"| {r.verdict} | {failed} |"
         )
     return "\n".join(lines)
+
+
+def workers_asked(value: str) -> str:
+    """A number above 0 or auto, as certify takes it."""
+    if value != "auto" and not (value.isdigit() and int(value) > 0):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number above 0 or auto")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rtt", type=float, action="append", help="ms; repeatable")
-    parser.add_argument("--workers", type=int, action="append", help="repeatable")
+    parser.add_argument(
+        "--workers", type=workers_asked, action="append", help="N or auto; repeatable"
+    )
+    parser.add_argument(
+        "--processes", type=workers_asked, default="auto", help="N or auto, passed to certify"
+    )
     parser.add_argument("--game", default="all", choices=("sicbo", "xocdia", "all"))
     parser.add_argument("--fault", action="append", default=[], help="a seeded fault")
     parser.add_argument("--rate-limit", default=None, help="passed to certify, e.g. 20/s")
@@ -249,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     args.rtt = args.rtt or [0.0, 10.0, 50.0]
-    args.workers = args.workers or [1, 16]
+    args.workers = args.workers or ["1", "16"]
     results = measure(args)
     print(table(results))
     verdicts = Counter((r.verdict, tuple(r.failed)) for r in results)

@@ -153,6 +153,7 @@ SETTINGS: dict[str, Setting] = {
         Setting("clauses", "LIVECERT_CLAUSES", ""),
         Setting("sweep_only", "LIVECERT_SWEEP_ONLY", ""),
         Setting("workers", "LIVECERT_WORKERS", "auto", workers),
+        Setting("processes", "LIVECERT_PROCESSES", "auto", workers),
         Setting("selftest_workers", "LIVECERT_SELFTEST_WORKERS", 2, count),
         Setting("html", "LIVECERT_HTML", True, flag),
         Setting("quiet", "LIVECERT_QUIET", False, flag),

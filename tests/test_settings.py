@@ -229,6 +229,8 @@ def test_every_command_and_option_has_help_naming_its_variable() -> None:
         ["certify", "--no-such-option"],
         ["doctor", "--timeout", "soon"],
         ["selftest", "--workers", "0"],
+        ["certify", "--processes", "0"],
+        ["certify", "--processes", "3", "--workers", "2"],  # more processes than tables
         ["frobnicate"],
         [],
     ],

@@ -19,6 +19,7 @@ from livecert.adapters.rate import RateGate, RequestRate
 from livecert.adapters.registry import AdapterOptions
 from livecert.certify import workers
 from livecert.certify.workers import (
+    PROCESS_MB,
     advised_workers,
     choose_workers,
     on_this_machine,
@@ -167,21 +168,65 @@ def test_the_embedded_reference_keeps_to_one_worker_unless_asked() -> None:
         ("http://10.0.0.5:8750", False),
     ],
 )
-def test_a_target_on_this_machine_keeps_to_one_worker(url: str, local: bool) -> None:
-    chosen = choose_workers(None, url, None, OPTIONS) if local else None
+def test_which_targets_are_on_this_machine(url: str, local: bool) -> None:
     assert on_this_machine(url) is local
-    if chosen is not None:
-        assert chosen.workers == 1 and chosen.samples_ms == ()  # nothing was sent to measure
+
+
+def test_a_fast_target_on_this_machine_keeps_to_one_worker(monkeypatch) -> None:
+    monkeypatch.setattr(workers, "measure_round_trip", lambda *_: [1.0, 1.2, 0.9, 1.1, 3.0])
+    chosen = choose_workers(None, "http://127.0.0.1:8750", None, OPTIONS)
+    assert (chosen.workers, chosen.processes, chosen.round_trip_ms) == (1, 1, 1.1)
+    assert chosen.why == "auto: 1 for a target on this machine answering in 1.1 ms (its work)"
 
 
 def test_a_remote_target_gets_the_workers_its_round_trip_is_worth(monkeypatch) -> None:
     monkeypatch.setattr(workers, "measure_round_trip", lambda *_: [49.0, 50.0, 50.0, 51.0, 80.0])
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(workers, "available_mb", lambda: 24 * 1024)
     chosen = choose_workers(None, "https://staging.example.com", None, OPTIONS)
-    assert (chosen.workers, chosen.round_trip_ms) == (7, 50.0)
-    assert chosen.why == "auto: 7 for a round trip of 50.0 ms"
+    assert (chosen.workers, chosen.processes, chosen.round_trip_ms) == (7, 7, 50.0)
+    assert chosen.why == (
+        "auto: 7 for a round trip of 50.0 ms, in 7 processes (they wait on the network, not on "
+        "the cores)"
+    )
     assert chosen.samples_ms == (49.0, 50.0, 50.0, 51.0, 80.0)  # counted among the requests
+    # a target behind a loopback proxy that holds each answer waits as a remote one does
+    assert choose_workers(None, "http://127.0.0.1:8750", None, OPTIONS).processes == 7
     monkeypatch.setattr(workers, "measure_round_trip", lambda *_: [50.0, 50.0])  # it stopped
     assert choose_workers(None, "https://staging.example.com", None, OPTIONS).workers == 1
+
+
+@pytest.mark.parametrize(
+    ("tables", "round_trip_ms", "memory_mb", "processes"),
+    [
+        (1, None, 24_000, 1),
+        (16, None, 24_000, 2),  # no round trip measured: the cores
+        (16, 3.0, 24_000, 2),  # a round trip shorter than the harness's work: the cores
+        (7, 50.0, 24_000, 7),  # waiting on the network: one process per table
+        (14, 100.0, 24_000, 14),
+        (16, 250.0, 24_000, 16),
+        (14, 100.0, 4 * PROCESS_MB * 2, 4),  # half the free memory holds 4
+        (14, 100.0, PROCESS_MB, 2),  # never fewer than the cores
+        (1, 100.0, 24_000, 1),  # never more than the tables
+    ],
+)
+def test_processes_go_beyond_the_cores_only_to_wait_on_the_network(
+    monkeypatch, tables: int, round_trip_ms: float | None, memory_mb: int, processes: int
+) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert workers.processes_for(tables, round_trip_ms, memory_mb) == processes
+
+
+def test_processes_asked_are_kept_and_put_as_many_tables_in_play(monkeypatch) -> None:
+    monkeypatch.setattr(workers, "measure_round_trip", lambda *_: [1.0] * 5)
+    chosen = choose_workers(None, "http://127.0.0.1:8750", None, OPTIONS, processes=4)
+    assert (chosen.workers, chosen.processes, chosen.per_process) == (4, 4, 1)
+    assert chosen.why.endswith("in 4 processes as asked (--processes)")
+    chosen = choose_workers(12, None, None, OPTIONS, processes=4)
+    assert (chosen.workers, chosen.processes, chosen.per_process) == (12, 4, 3)
+    assert choose_workers(None, None, None, OPTIONS, processes=3).workers == 3
+    with pytest.raises(ValueError, match="--processes 4 puts 4 tables in play at once, but "):
+        choose_workers(2, None, None, OPTIONS, processes=4)
 
 
 COOKIE_CASINO = Path(__file__).parents[1] / "examples" / "cookie_casino" / "mapping.yaml"
@@ -194,6 +239,8 @@ def test_a_mapping_at_fixed_tables_refuses_more_workers(monkeypatch, tmp_path) -
     assert why and "fixed tables" in why
     with pytest.raises(ValueError, match="--workers 1"):
         choose_workers(2, "http://127.0.0.1:9", mapping, OPTIONS)
+    with pytest.raises(ValueError, match=r"^--processes 2 gives each worker .* --workers 1$"):
+        choose_workers(None, "http://127.0.0.1:9", mapping, OPTIONS, processes=2)
     assert choose_workers(None, "http://127.0.0.1:9", mapping, OPTIONS).workers == 1
     assert shared_state(None) is None  # the canonical adapter creates tables and players
 

@@ -34,7 +34,7 @@ from livecert.adapters.registry import (
 )
 from livecert.certify.diagnosis import FAIL, OK, WARN, Check, Diagnosis
 from livecert.certify.probe import ANSWERS_ADVICE, _probe
-from livecert.certify.workers import advised_workers
+from livecert.certify.workers import advised_workers, processes_for
 from livecert.contract import ContractViolation, load_contract
 from livecert.harness.capabilities import ANOTHER_PATH, CAPABILITIES
 from livecert.harness.embedded import EmbeddedServer, EmbeddedServerError
@@ -184,10 +184,11 @@ def _round_trip(adapter: Any, diagnosis: Diagnosis) -> None:
         "this round trip",
     )
     workers = advised_workers(median)
+    processes = processes_for(workers, median)
     diagnosis.add(
         OK,
-        f"advice: --workers {workers} (tables in play at once; `auto` chooses the same from "
-        "the round trip)"
+        f"advice: --workers {workers} (tables in play at once, in {processes} processes; "
+        "`auto` chooses the same from the round trip)"
         if workers > 1
         else "advice: --workers 1: at this round trip the harness's own work is the bound, "
         "so overlapping requests would not shorten the run",

@@ -107,6 +107,7 @@ class CertifyOptions:
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     rate_limit: RequestRate | None = None  # --rate-limit: requests per second or minute
     workers: int | None = None  # tables in play at once (None: chosen from the round trip)
+    processes: int | None = None  # the processes they run in (None: chosen)
     max_duration: float | None = None  # seconds for the whole run (None: no end)
     game: str = "all"
     report_dir: Path | None = None
@@ -281,7 +282,11 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
         raise CertifyError(f"--history-from-target: {problem}")
     try:
         workers = choose_workers(
-            options.workers, options.target_url, options.adapter, adapter_options
+            options.workers,
+            options.target_url,
+            options.adapter,
+            adapter_options,
+            options.processes,
         )
     except ValueError as error:
         raise CertifyError(str(error)) from None

@@ -171,6 +171,7 @@ def failed_anywhere(
 # one); every other option of the validated command is kept as it was
 SET_BY_THE_RUN = {
     "--game": 1, "--clauses": 1, "--sweep-only": 1, "--report-dir": 1, "--workers": 1,
+    "--processes": 1,
     "--lab": 1, "--retests": 1, "--history": 1, "--history-from-target": 1, "--quiet": 0,
     "--no-html": 0, "--har": 0, "--no-progress": 0, "--validate": "?", "--max-duration": 1,
     "--rate-limit": 1,

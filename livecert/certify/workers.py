@@ -6,8 +6,11 @@ once, each on tables and players of its own. The harness's own work per request 
 HARNESS_MS on one core) bounds what overlapping can win, so the advice is the number of
 requests that fit in one round trip plus that work: 1 on loopback, about 7 at 50 ms.
 
-Processes (pytest-xdist workers, each collecting the whole suite) stay at most the machine's
-cores; the rest of N is threads inside them (the sweep's rounds).
+Processes (pytest-xdist workers, each collecting the whole suite) run the scenarios outside the
+sweep, one at a time each; the rest of N is threads inside them (the sweep's rounds). Where the
+round trip is longer than the harness's own work, a process waits on the network, not on a core:
+there are as many processes as tables, up to what half the free memory holds (PROCESS_MB each,
+measured) and MAX_PROCESSES; otherwise at most the cores (`--processes N` sets them).
 """
 
 import ipaddress
@@ -22,6 +25,8 @@ from livecert.adapters.registry import AdapterOptions, build_adapter, is_canonic
 
 HARNESS_MS = 8.0  # the harness's own time per request, measured on the reference (benchmarks/)
 MAX_WORKERS = 16
+MAX_PROCESSES = 16
+PROCESS_MB = 175  # a suite process's peak memory: 171 MB measured, the sweep's (benchmarks/)
 ROUND_TRIP_READS = 5  # reads of the target's declarations to measure its round trip
 ROUND_TRIP_OPERATION = "read the declarations to choose --workers"
 
@@ -43,28 +48,65 @@ def on_this_machine(url: str) -> bool:
         return False
 
 
-def processes_for(workers: int) -> int:
-    """pytest-xdist processes for `workers` tables: at most the machine's cores."""
-    return max(1, min(workers, os.cpu_count() or 1))
+def available_mb() -> int | None:
+    """The memory the machine can still give, in MiB (Linux's MemAvailable); None elsewhere."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def processes_for(
+    workers: int, round_trip_ms: float | None = None, memory_mb: int | None = None
+) -> int:
+    """pytest-xdist processes for `workers` tables. At most the cores, unless the round trip is
+    longer than the harness's own work per request: the processes then wait on the network, and
+    there is one per table, as many as half of `memory_mb` (the free memory) holds."""
+    cores = max(1, min(workers, os.cpu_count() or 1))
+    if round_trip_ms is None or round_trip_ms <= HARNESS_MS:
+        return cores
+    memory_mb = available_mb() if memory_mb is None else memory_mb
+    held = MAX_PROCESSES if memory_mb is None else memory_mb // 2 // PROCESS_MB
+    return max(cores, min(workers, MAX_PROCESSES, held))
 
 
 @dataclass(frozen=True)
 class WorkersChoice:
-    """The tables in play at once, and why that many (for the certificate and the summary)."""
+    """The tables in play at once, the processes they run in, and why (for the certificate and
+    the summary)."""
 
     workers: int
     why: str
     round_trip_ms: float | None = None
     samples_ms: tuple[float, ...] = ()  # the reads that measured it: requests of the run too
-
-    @property
-    def processes(self) -> int:
-        return processes_for(self.workers)
+    processes: int = 1
 
     @property
     def per_process(self) -> int:
         """Tables each process puts in play, so that the run's are `workers` at most."""
         return max(1, self.workers // self.processes)
+
+
+def _choice(
+    workers: int,
+    why: str,
+    round_trip_ms: float | None = None,
+    samples_ms: tuple[float, ...] = (),
+    processes: int | None = None,
+) -> WorkersChoice:
+    """The choice, its processes `processes` as asked or chosen for `workers` and the round
+    trip (said in `why` where they go beyond the cores)."""
+    if processes is None:
+        processes = processes_for(workers, round_trip_ms)
+        if processes > (os.cpu_count() or 1):
+            why += f", in {processes} processes (they wait on the network, not on the cores)"
+    else:
+        why += f", in {processes} processes as asked (--processes)"
+    return WorkersChoice(workers, why, round_trip_ms, samples_ms, processes)
 
 
 def measure_round_trip(options: AdapterOptions, adapter: str | None) -> list[float]:
@@ -92,28 +134,47 @@ def measure_round_trip(options: AdapterOptions, adapter: str | None) -> list[flo
 
 
 def choose_workers(
-    asked: int | None, target_url: str | None, adapter: str | None, options: AdapterOptions
+    asked: int | None,
+    target_url: str | None,
+    adapter: str | None,
+    options: AdapterOptions,
+    processes: int | None = None,
 ) -> WorkersChoice:
-    """`asked` (None: auto) checked against the target: a mapping whose tables or players are
-    shared runs with one (ValueError when more were asked for)."""
+    """`asked` (None: auto) and `processes` (None: chosen) checked against the target: a mapping
+    whose tables or players are shared runs with one (ValueError when more were asked for), and
+    processes are never more than the tables in play. A target with a URL has its round trip
+    measured, on this machine too: a fast one (its round trip is its own work, on these cores)
+    gets one worker; a slow one waits on something else (a network, a proxy) and gets what its
+    round trip is worth."""
     shared = shared_state(adapter)
+    if processes is not None and asked is not None and processes > asked:
+        raise ValueError(
+            f"--processes {processes} puts {processes} tables in play at once, but --workers "
+            f"{asked} was asked: give --workers {processes} or more"
+        )
+    floor = processes or 1  # --processes N puts N tables in play at least
+    if shared and max(asked or 1, floor) > 1:
+        given = f"--workers {asked}" if asked is not None else f"--processes {processes}"
+        raise ValueError(
+            f"{given} gives each worker tables and players of its own, but {shared}: run it "
+            "with --workers 1"
+        )
     if asked is not None:
-        if asked > 1 and shared:
-            raise ValueError(
-                f"--workers {asked} gives each worker tables and players of its own, but "
-                f"{shared}: run it with --workers 1"
-            )
-        return WorkersChoice(asked, "as asked (--workers)")
+        return _choice(asked, "as asked (--workers)", processes=processes)
     if shared:
-        return WorkersChoice(1, f"auto: 1, since {shared}")
+        return _choice(1, f"auto: 1, since {shared}", processes=processes)
     if not target_url and is_canonical(adapter):
-        return WorkersChoice(1, "auto: 1 for the embedded reference on this machine")
-    if target_url and on_this_machine(target_url):
-        return WorkersChoice(1, "auto: 1 for a target on this machine (its round trip is its work)")
+        why = f"auto: {floor} for the embedded reference on this machine"
+        return _choice(floor, why, processes=processes)
     times = measure_round_trip(options, adapter)
     if len(times) < ROUND_TRIP_READS:
-        return WorkersChoice(1, "auto: 1, the round trip could not be measured", None, tuple(times))
+        why = f"auto: {floor}, the round trip could not be measured"
+        return _choice(floor, why, None, tuple(times), processes)
     median = statistics.median(times)
-    chosen = advised_workers(median)
-    why = f"auto: {chosen} for a round trip of {median:.1f} ms"
-    return WorkersChoice(chosen, why, median, tuple(round(t, 2) for t in times))
+    chosen = max(advised_workers(median), floor)
+    samples = tuple(round(t, 2) for t in times)
+    if chosen == 1 and target_url and on_this_machine(target_url):
+        why = f"auto: 1 for a target on this machine answering in {median:.1f} ms (its work)"
+    else:
+        why = f"auto: {chosen} for a round trip of {median:.1f} ms"
+    return _choice(chosen, why, median, samples, processes)

@@ -103,6 +103,7 @@ def run_certify(args: argparse.Namespace, argv: list[str]) -> int:
         options.max_answer_bytes = args.max_answer_size
     options.rate_limit = args.rate_limit
     options.workers = None if args.workers == "auto" else args.workers
+    options.processes = None if args.processes == "auto" else args.processes
     options.progress = sys.stdout.isatty() and not args.quiet and not args.no_progress
     options.har = args.har
     options.validate = args.validate is not None

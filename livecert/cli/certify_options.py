@@ -53,9 +53,19 @@ def certify_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         scope,
         "workers",
         "tables in play at once: scenarios, sweep rounds and money sessions run at the same "
-        "time, each on tables and players of its own, in at most as many processes as the "
-        "machine has cores (pytest-xdist) and threads beyond; auto chooses from the target's "
-        "round trip (1 for the embedded reference), 1 runs everything one after another",
+        "time, each on tables and players of its own, in processes (pytest-xdist) and threads "
+        "beyond; auto chooses from the target's round trip (1 for the embedded reference), 1 "
+        "runs everything one after another",
+        None,
+        metavar="N|auto",
+    )
+    _setting(
+        scope,
+        "processes",
+        "the processes the tables in play run in: auto keeps them at the machine's cores, "
+        "and beyond the cores, one per table, where the round trip is longer than the "
+        "harness's own work per request (the processes then wait on the network); N sets "
+        "them, and puts N tables in play at least",
         None,
         metavar="N|auto",
     )

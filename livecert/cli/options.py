@@ -31,6 +31,7 @@ CERTIFY_SETTINGS = (
     "max_duration",
     "rate_limit",
     "workers",
+    "processes",
     "restart_hook",
     "restart_timeout",
     "clauses",
