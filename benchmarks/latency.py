@@ -224,19 +224,29 @@ def certify_through(
     ]  # fmt: skip
     if rate:
         command += ["--rate-limit", rate]
+    said = folder / "certify-output.txt"
     started = time.monotonic()
-    with subprocess.Popen(
-        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    ) as run:
+    with (
+        said.open("wb") as output,
+        subprocess.Popen(
+            command, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        ) as run,
+    ):
         memory = MemoryPeak(run.pid)
         try:
             run.wait(timeout=3600)
         finally:
             memory.stop()
-            if run.poll() is None:
-                run.kill()
+            if run.poll() is None:  # certify and the processes it started
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(run.pid, signal.SIGKILL)
     seconds = time.monotonic() - started
-    certificate = json.loads((folder / "certificate.json").read_text(encoding="utf-8"))
+    report = folder / "certificate.json"
+    if not report.exists():  # a usage error, say: certify's own words
+        raise SystemExit(
+            f"certify wrote no certificate:\n{said.read_text(errors='replace')[-2000:]}"
+        )
+    certificate = json.loads(report.read_text(encoding="utf-8"))
     return seconds, certificate, memory
 
 

@@ -123,3 +123,19 @@ def test_a_sweep_slip_late_every_time_or_refused_otherwise_is_raised() -> None:
     with pytest.raises(Refused, match="over the limit"):
         bet_on_every_selection(table, load_paytable("sicbo"), "t1")  # type: ignore[arg-type]
     assert table.opened == ["r1"]
+
+
+def test_a_sweep_slip_closed_midway_is_never_sent_again() -> None:
+    """A slip sent a bet at a time whose round closed after some were taken: those bets are the
+    target's, so the slip is not sent again (a second round would bet them twice)."""
+
+    class _Midway(_TimerTable):
+        def place_bets(self, player, round_id, bets, idempotency_key=None) -> list[BetView]:
+            refused = Refused("place", 200, "CLOSED", "betting is closed", "the table closed first")
+            refused.taken = super().place_bets(player, round_id, bets[:3])
+            raise refused
+
+    table = _Midway(late=0)
+    with pytest.raises(Refused, match="betting is closed") as raised:
+        bet_on_every_selection(table, load_paytable("sicbo"), "t1")  # type: ignore[arg-type]
+    assert table.opened == ["r1"] and len(raised.value.taken) == 3

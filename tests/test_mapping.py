@@ -2220,3 +2220,28 @@ def test_a_number_of_the_file_matches_an_answers_decimal_as_written() -> None:
     assert not holds({"equals": 0.1}, Decimal("0.11")) and not holds({"equals": 0.1}, "0.1")
     assert holds({"in": [0.5, 2]}, Decimal("0.5")) and holds({"in": [0.5, 2]}, 2)
     assert holds({"equals": 0.1}, 0.1) and not holds({"in": [0.5]}, Decimal("0.25"))
+
+
+def test_a_slip_refused_midway_names_the_bets_it_had_taken(tmp_path: Path) -> None:
+    """One request per bet, the second refused: the refusal carries the first bet (the
+    target's now), and the adapter holds it for the player as a bet of the round."""
+
+    def per_bet(data: dict) -> None:
+        data["declares"]["capabilities"] = []
+
+    def script(request: Seen):
+        if not request.path.endswith("/bets"):
+            return 200, {}, a_round()
+        if sum(1 for s in seen if s.path.endswith("/bets")) > 1:
+            return 409, {}, {"error": {"code": "CLOSED", "message": "betting is closed"}}
+        bet = {"id": "b1", "round": "r1", "player": "7", "pick": "big", "amount": 1}
+        return 200, {}, {"bets": [{**bet, "status": "open"}]}
+
+    with scripted(script) as (url, seen):
+        adapter = adapter_for(tmp_path, url, per_bet)
+        adapter.open_round("t1")
+        bets = [("BIG", Decimal(1)), ("BIG", Decimal(2))]
+        with pytest.raises(Refused) as refused:
+            adapter.place_bets(PlayerHandle("7", "k"), "r1", bets)
+    assert [bet.bet_id for bet in refused.value.taken] == ["b1"]
+    assert [bet.bet_id for bet in adapter._holdings["r1"]["7"][1]] == ["b1"]

@@ -208,14 +208,15 @@ def test_a_mutant_runs_certificate_records_the_command_that_replays_that_run(
         "--adapter", "m.yaml", "--target-url", "http://t",
         "--operator-token", "$LIVECERT_OPERATOR_TOKEN",
         "--game", "sicbo", "--clauses", "SB-PAY-05", "--sweep-only", "SB-PAY-05",
-        "--workers", "1", "--no-html", "--quiet", "--report-dir", str(folder),
+        "--workers", "1", "--processes", "1", "--no-html", "--quiet", "--report-dir", str(folder),
         "--", "-x", "--livecert-mutant=payout-unit-off@SB-PAY-05",
     ]  # fmt: skip
     # `--validate` alone (its number left to the cost), and a whole sweep (a return to player's)
     rtp = parse_mutant("payout-unit-off@SB-RTP-01")
     assert mutant_command(["--validate", "--har"], rtp, "sicbo", (), folder) == [
-        "--game", "sicbo", "--clauses", "SB-RTP-01", "--workers", "1", "--no-html", "--quiet",
-        "--report-dir", str(folder), "--", "--livecert-mutant=payout-unit-off@SB-RTP-01",
+        "--game", "sicbo", "--clauses", "SB-RTP-01", "--workers", "1", "--processes", "1",
+        "--no-html", "--quiet", "--report-dir", str(folder),
+        "--", "--livecert-mutant=payout-unit-off@SB-RTP-01",
     ]  # fmt: skip
 
 
@@ -241,6 +242,23 @@ def test_no_mutant_run_starts_past_the_runs_max_duration(tmp_path: Path) -> None
     assert section["clauses"]["XD-PAY-03"]["shown"] is False
     run_validation(certificate, [], base, tmp_path / "w", 1, 1, certify, ends_at=time.time() + 60)
     assert len(asked) == 1 and 0 < asked[0] <= 60
+
+
+def test_a_mutant_run_plays_one_table_in_one_process_whatever_the_run_had(tmp_path: Path) -> None:
+    """A certification spread over processes (--processes, or LIVECERT_PROCESSES) validates
+    with runs of one worker each: its processes are not carried into a run of one table."""
+    from livecert.certify.validation import run_validation
+
+    certificate = {"clauses": {"XD-PAY-03": {"status": "passed"}}, "run": {}}
+    asked: list = []
+
+    def certify(options):
+        asked.append((options.workers, options.processes))
+        raise RuntimeError("stopped here")
+
+    base = CertifyOptions(game="xocdia", report_dir=tmp_path / "r", workers=8, processes=4)
+    run_validation(certificate, [], base, tmp_path / "v", 1, 1, certify)
+    assert asked == [(1, None)]
 
 
 def test_a_secret_in_a_mutant_runs_files_is_masked_and_said(tmp_path: Path) -> None:
@@ -275,13 +293,15 @@ def test_the_replayed_command_drops_what_the_run_set_however_it_was_written(
     from livecert.harness.mutants import parse_mutant
 
     mutant = parse_mutant("payout-unit-off@XD-PAY-03")
-    argv = ["--target-url", "http://t", "--valid", "auto", "--work", "4", "--history-from", "T1",
+    argv = ["--target-url", "http://t", "--valid", "auto", "--work", "4", "--proc", "4",
+            "--history-from", "T1",
             "--max-duration", "600", "--rate-limit=20/s", "--request-deadline", "9"]  # fmt: skip
     bounds = CertifyOptions(max_duration=412.6, rate_limit=parse_rate("20/s"))
     assert mutant_command(argv, mutant, "xocdia", (), tmp_path, bounds) == [
         "--target-url", "http://t", "--request-deadline", "9",
-        "--game", "xocdia", "--clauses", "XD-PAY-03", "--workers", "1", "--no-html", "--quiet",
-        "--report-dir", str(tmp_path), "--max-duration", "413", "--rate-limit", "20/s",
+        "--game", "xocdia", "--clauses", "XD-PAY-03", "--workers", "1", "--processes", "1",
+        "--no-html", "--quiet", "--report-dir", str(tmp_path), "--max-duration", "413",
+        "--rate-limit", "20/s",
         "--", "--livecert-mutant=payout-unit-off@XD-PAY-03",
     ]  # fmt: skip
 

@@ -221,7 +221,10 @@ def test_processes_asked_are_kept_and_put_as_many_tables_in_play(monkeypatch) ->
     monkeypatch.setattr(workers, "measure_round_trip", lambda *_: [1.0] * 5)
     chosen = choose_workers(None, "http://127.0.0.1:8750", None, OPTIONS, processes=4)
     assert (chosen.workers, chosen.processes, chosen.per_process) == (4, 4, 1)
-    assert chosen.why.endswith("in 4 processes as asked (--processes)")
+    assert chosen.why == (
+        "auto: 4, as many as --processes (a round trip of 1.0 ms is worth 1), in 4 processes as "
+        "asked (--processes)"
+    )
     chosen = choose_workers(12, None, None, OPTIONS, processes=4)
     assert (chosen.workers, chosen.processes, chosen.per_process) == (12, 4, 3)
     assert choose_workers(None, None, None, OPTIONS, processes=3).workers == 3
@@ -392,3 +395,25 @@ def test_plain_pytest_refuses_to_spread_a_mapping_at_fixed_tables(tmp_path, spre
     said = done.stdout + done.stderr
     assert done.returncode == 4, said  # pytest's usage error, before any request
     assert "plays at fixed tables" in said and "one process with one table" in said
+
+
+def test_workers_asked_against_a_remote_target_wait_on_the_network_too(monkeypatch) -> None:
+    """--workers N with the processes left to auto: the round trip is measured for them."""
+    monkeypatch.setattr(workers, "measure_round_trip", lambda *_: [100.0] * 5)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(workers, "available_mb", lambda: 24 * 1024)
+    chosen = choose_workers(12, "https://staging.example.com", None, OPTIONS)
+    assert (chosen.workers, chosen.processes, chosen.round_trip_ms) == (12, 12, 100.0)
+    assert len(chosen.samples_ms) == 5  # counted among the run's requests
+    assert choose_workers(12, "https://staging.example.com", None, OPTIONS, 3).processes == 3
+    assert choose_workers(12, None, None, OPTIONS).processes == 2  # the embedded reference
+
+
+def test_the_free_memory_is_a_containers_where_it_has_a_limit(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(workers, "CGROUP", tmp_path)
+    free = workers.available_mb()  # no limit there: the machine's
+    (tmp_path / "memory.max").write_text(f"{1024 * 2**20}\n")
+    (tmp_path / "memory.current").write_text(f"{256 * 2**20}\n")
+    assert workers.available_mb() == (768 if free is None else min(free, 768))
+    (tmp_path / "memory.max").write_text("max\n")
+    assert workers.available_mb() == free

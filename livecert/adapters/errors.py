@@ -67,6 +67,9 @@ class Refused(AdapterError):
         # why the refusal may be of an action the harness sent too late (a live table closed
         # betting before the bet reached it): a bet meant to be taken is then no finding
         self.late = late
+        # the bets of the same slip the target took before refusing this one (a slip sent one
+        # bet a request): a slip is taken whole or not at all only where this is empty
+        self.taken: list = []
 
 
 class Unsupported(AdapterError):

@@ -351,7 +351,7 @@ def certify(options: CertifyOptions) -> tuple[int, dict, Path]:
             "max_duration_seconds": options.max_duration,
         },
         "workers": {
-            "tables_in_play": workers.workers,
+            "tables_in_play": workers.per_process * workers.processes,  # what the run puts
             "tables_per_process": workers.per_process,
             "processes": workers.processes,
             "why": workers.why,

@@ -213,7 +213,16 @@ def mutant_command(
             skip = takes == 1 or (takes == "?" and not following.startswith("-"))
     run = ["--game", game, "--clauses", ",".join(mutant.scope)]
     run += ["--sweep-only", ",".join(sweep)] if sweep else []
-    run += ["--workers", "1", "--no-html", "--quiet", "--report-dir", str(folder)]
+    run += [
+        "--workers",
+        "1",
+        "--processes",
+        "1",
+        "--no-html",
+        "--quiet",
+        "--report-dir",
+        str(folder),
+    ]
     if bounds is not None and bounds.max_duration is not None:
         run += ["--max-duration", f"{bounds.max_duration:.0f}"]
     if bounds is not None and bounds.rate_limit is not None:
@@ -252,6 +261,7 @@ def _mutant_run(mutant: Mutant, base: "CertifyOptions", folder: Path,
         html=False,
         har=False,
         workers=1,
+        processes=None,
         validate=False,
         retests=None,
         histories=[],

@@ -18,6 +18,7 @@ import os
 import statistics
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from livecert.adapters.mapping.document import shared_state
@@ -48,16 +49,30 @@ def on_this_machine(url: str) -> bool:
         return False
 
 
+CGROUP = Path("/sys/fs/cgroup")  # a container's memory limit (cgroup v2), where there is one
+
+
 def available_mb() -> int | None:
-    """The memory the machine can still give, in MiB (Linux's MemAvailable); None elsewhere."""
+    """The memory this run can still take, in MiB: Linux's MemAvailable, and within a
+    container no more than its cgroup's limit leaves; None where neither can be read (the
+    processes are then bounded by MAX_PROCESSES alone)."""
+    free = None
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
             for line in meminfo:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) // 1024
+                    free = int(line.split()[1]) // 1024
     except (OSError, ValueError, IndexError):
         pass
-    return None
+    try:
+        limit = (CGROUP / "memory.max").read_text(encoding="ascii").strip()
+        used = int((CGROUP / "memory.current").read_text(encoding="ascii"))
+        if limit != "max":
+            left = max(0, int(limit) - used) // 2**20
+            free = left if free is None else min(free, left)
+    except (OSError, ValueError):
+        pass
+    return free
 
 
 def processes_for(
@@ -160,6 +175,11 @@ def choose_workers(
             "with --workers 1"
         )
     if asked is not None:
+        if asked > 1 and processes is None and target_url:  # the processes from the round trip
+            times = measure_round_trip(options, adapter)
+            if len(times) == ROUND_TRIP_READS:
+                median, samples = statistics.median(times), tuple(round(t, 2) for t in times)
+                return _choice(asked, "as asked (--workers)", median, samples)
         return _choice(asked, "as asked (--workers)", processes=processes)
     if shared:
         return _choice(1, f"auto: 1, since {shared}", processes=processes)
@@ -171,9 +191,13 @@ def choose_workers(
         why = f"auto: {floor}, the round trip could not be measured"
         return _choice(floor, why, None, tuple(times), processes)
     median = statistics.median(times)
-    chosen = max(advised_workers(median), floor)
+    advised = advised_workers(median)
+    chosen = max(advised, floor)
     samples = tuple(round(t, 2) for t in times)
-    if chosen == 1 and target_url and on_this_machine(target_url):
+    if chosen > advised:
+        why = f"auto: {chosen}, as many as --processes (a round trip of {median:.1f} ms is "
+        why += f"worth {advised})"
+    elif chosen == 1 and target_url and on_this_machine(target_url):
         why = f"auto: 1 for a target on this machine answering in {median:.1f} ms (its work)"
     else:
         why = f"auto: {chosen} for a round trip of {median:.1f} ms"

@@ -190,10 +190,11 @@ def bet_on_every_selection(
             placed = adapter.place_bets(player, opened.round_id, slip)
         except Refused as refused:
             # the table's clock closed the round before the slip reached it (a long slip, a
-            # busy machine): nothing was taken, so the slip goes to the table's next round, a
-            # few times at most, each refusal kept in the round's exchanges
+            # busy machine): where none of it was taken, the slip goes to the table's next
+            # round, a few times at most, each refusal kept in the round's exchanges; a slip
+            # sent a bet at a time and closed midway stands where it is (the harness's error)
             late_rounds += 1
-            if not refused.late or late_rounds == LATE_TRIES:
+            if not refused.late or refused.taken or late_rounds == LATE_TRIES:
                 raise
             continue
         return SweepRound(player, opened.round_id, placed, table_id, opened=opened)

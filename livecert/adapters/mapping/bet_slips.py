@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
-from livecert.adapters.errors import Unsupported
+from livecert.adapters.errors import Refused, Unsupported
 from livecert.adapters.mapping.live import LiveTable, unnamed
 from livecert.adapters.mapping.selections import NotOffered
 from livecert.adapters.model import BetView, PlayerHandle
@@ -49,39 +49,44 @@ class BetSlips:
             raise Unsupported("place an empty slip", "the target takes one request per bet")
         placed: list[BetView] = []
         unanswered: list = []  # messages sent, each confirmed once all are sent
-        spec = self.mapping.operation("place_bets") or {}
-        for index, batch in enumerate(batches):
-            key_of_batch = key if len(batches) == 1 else f"{key}-{index}"  # one key per request
-            values = {**base, "bets": batch, "idempotency_key": key_of_batch}
-            operation = f"place {len(batch)} bet(s)"
-            if "emit" not in spec:  # by request; at a live table, settled on the stream
-                live_round = self._live is not None and self._live.before_request_bets(
-                    player, round_id
-                )
-                fields = self._run("place_bets", operation, values)
-                taken = [self._reader.bet(b) for b in fields.get("bets") or []]
-                if live_round:
-                    self._live.taken_by_request(round_id, player, taken)  # type: ignore[union-attr]
-                placed += taken
-                continue
-            live = self._stream_of(operation)
-            values["bet"] = batch[0] if len(batch) == 1 else None
-            if spec["emit"].get("ack") is False:  # answered nothing: confirmed (live_bets.py)
-                slip = list(bets) if len(batches) == 1 else [bets[index]]
-                unanswered.append(
-                    live.send_unanswered(spec, player, round_id, values, operation, slip)
-                )
-                continue
-            answer, ack = live.place(spec, player, round_id, values, operation)
-            fields = self._reader.answer("place_bets", operation, spec, answer, values)
-            acked = [unnamed(self._reader.bet(b)) for b in fields.get("bets") or []]
-            live.acknowledged(round_id, player, acked, ack)
-            placed += acked
-        for sent in unanswered:  # all sent first: the table's betting time holds every one
-            placed += self._stream_of("place bets").confirm_unanswered(spec, sent, self)
-        holdings = self._holdings.setdefault(round_id, {})
-        holder = holdings.setdefault(player.player_id, (player, []))
-        holder[1].extend(placed)
+        try:
+            spec = self.mapping.operation("place_bets") or {}
+            for index, batch in enumerate(batches):
+                key_of_batch = key if len(batches) == 1 else f"{key}-{index}"  # one key per request
+                values = {**base, "bets": batch, "idempotency_key": key_of_batch}
+                operation = f"place {len(batch)} bet(s)"
+                if "emit" not in spec:  # by request; at a live table, settled on the stream
+                    live_round = self._live is not None and self._live.before_request_bets(
+                        player, round_id
+                    )
+                    fields = self._run("place_bets", operation, values)
+                    taken = [self._reader.bet(b) for b in fields.get("bets") or []]
+                    if live_round:
+                        self._live.taken_by_request(round_id, player, taken)  # type: ignore[union-attr]
+                    placed += taken
+                    continue
+                live = self._stream_of(operation)
+                values["bet"] = batch[0] if len(batch) == 1 else None
+                if spec["emit"].get("ack") is False:  # answered nothing: confirmed (live_bets.py)
+                    slip = list(bets) if len(batches) == 1 else [bets[index]]
+                    unanswered.append(
+                        live.send_unanswered(spec, player, round_id, values, operation, slip)
+                    )
+                    continue
+                answer, ack = live.place(spec, player, round_id, values, operation)
+                fields = self._reader.answer("place_bets", operation, spec, answer, values)
+                acked = [unnamed(self._reader.bet(b)) for b in fields.get("bets") or []]
+                live.acknowledged(round_id, player, acked, ack)
+                placed += acked
+            for sent in unanswered:  # all sent first: the table's betting time holds every one
+                placed += self._stream_of("place bets").confirm_unanswered(spec, sent, self)
+        except Refused as refused:  # what the slip had taken is the target's: said, and held
+            refused.taken = [*placed, *refused.taken]
+            raise
+        finally:
+            holdings = self._holdings.setdefault(round_id, {})
+            holder = holdings.setdefault(player.player_id, (player, []))
+            holder[1].extend(placed)
         return placed
 
     def _wire_slip(
