@@ -41,6 +41,7 @@ from livecert.harness.round_clauses import COMMIT, SETTLE, WINDOW
 from livecert.harness.stream_rounds import (
     StreamCheck,
     StreamVerdict,
+    by_round,
     early_duties,
     of,
     ordered,
@@ -64,8 +65,9 @@ def _acks_against_close(
     acks: dict[str, LiveEvent], events: list[LiveEvent], game: str, verdict: StreamVerdict
 ) -> None:
     clauses = (WINDOW[game], COMMIT)
+    index = by_round(events)
     for ack in acks.values():
-        closes = of(events, BETTING_CLOSED, ack.round_id)
+        closes = of(index, BETTING_CLOSED, ack.round_id)
         order = ordered(ack, closes)
         if order is None:
             why = (

@@ -58,8 +58,20 @@ class StreamVerdict:
         return {c for clauses, _ in self.unjudged for c in clauses}
 
 
-def of(events: list[LiveEvent], kind: str, round_id: str | None) -> list[LiveEvent]:
-    return [e for e in events if e.kind == kind and e.round_id == round_id]
+EventIndex = dict[tuple[str, str | None], list[LiveEvent]]
+
+
+def by_round(events: list[LiveEvent]) -> EventIndex:
+    """The events by kind and round, each list in the stream's order: read once, so that a
+    table's hundreds of rounds are judged in one pass, not each round over every event."""
+    index: EventIndex = {}
+    for event in events:
+        index.setdefault((event.kind, event.round_id), []).append(event)
+    return index
+
+
+def of(index: EventIndex, kind: str, round_id: str | None) -> list[LiveEvent]:
+    return index.get((kind, round_id), [])
 
 
 def ordered(event: LiveEvent, marks: list[LiveEvent]) -> tuple[bool, tuple[int, int]] | None:
@@ -78,9 +90,10 @@ def ordered(event: LiveEvent, marks: list[LiveEvent]) -> tuple[bool, tuple[int, 
 def results_against_close(events: list[LiveEvent], game: str, verdict: StreamVerdict) -> set[str]:
     """Each result against its round's close on its stream; the rounds shown early."""
     early: set[str] = set()
+    index = by_round(events)
     for result in (e for e in events if e.kind == RESULT):
         clauses = (COMMIT, *(c for c in [SHOWN_AFTER_CLOSE.get(game)] if c))
-        closes = [c for c in of(events, BETTING_CLOSED, result.round_id)
+        closes = [c for c in of(index, BETTING_CLOSED, result.round_id)
                   if c.stream == result.stream]  # fmt: skip
         if not closes:
             verdict.unjudged.append(
@@ -116,12 +129,13 @@ def early_duties(
     """The duties of the bets of rounds shown early; the bets judged here, not by the paytable
     (a void round's, and any taken after the result was shown or not ordered against it)."""
     here: set[str] = set()
+    index = by_round(events)
     for bet_id, ack in acks.items():
         if ack.round_id not in early:
             continue
         void = game == "xocdia"
         settled = once.get(bet_id)
-        order = ordered(ack, of(events, RESULT, ack.round_id))
+        order = ordered(ack, of(index, RESULT, ack.round_id))
         late = order is not None and order[0]
         if void or order is None or late:
             here.add(bet_id)
