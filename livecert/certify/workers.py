@@ -157,10 +157,10 @@ def choose_workers(
 ) -> WorkersChoice:
     """`asked` (None: auto) and `processes` (None: chosen) checked against the target: a mapping
     whose tables or players are shared runs with one (ValueError when more were asked for), and
-    processes are never more than the tables in play. A target with a URL has its round trip
-    measured, on this machine too: a fast one (its round trip is its own work, on these cores)
-    gets one worker; a slow one waits on something else (a network, a proxy) and gets what its
-    round trip is worth."""
+    processes are never more than the tables in play. A target on this machine keeps to one
+    worker unmeasured (its round trip is its own work, on these cores, and a busy machine must
+    not change how a run is spread); a remote one is measured and gets what its round trip is
+    worth."""
     shared = shared_state(adapter)
     if processes is not None and asked is not None and processes > asked:
         raise ValueError(
@@ -175,7 +175,8 @@ def choose_workers(
             "with --workers 1"
         )
     if asked is not None:
-        if asked > 1 and processes is None and target_url:  # the processes from the round trip
+        remote = target_url and not on_this_machine(target_url)
+        if asked > 1 and processes is None and remote:  # the processes from the round trip
             times = measure_round_trip(options, adapter)
             if len(times) == ROUND_TRIP_READS:
                 median, samples = statistics.median(times), tuple(round(t, 2) for t in times)
@@ -185,6 +186,9 @@ def choose_workers(
         return _choice(1, f"auto: 1, since {shared}", processes=processes)
     if not target_url and is_canonical(adapter):
         why = f"auto: {floor} for the embedded reference on this machine"
+        return _choice(floor, why, processes=processes)
+    if target_url and on_this_machine(target_url):
+        why = f"auto: {floor} for a target on this machine (its round trip is its work)"
         return _choice(floor, why, processes=processes)
     times = measure_round_trip(options, adapter)
     if len(times) < ROUND_TRIP_READS:
@@ -197,8 +201,6 @@ def choose_workers(
     if chosen > advised:
         why = f"auto: {chosen}, as many as --processes (a round trip of {median:.1f} ms is "
         why += f"worth {advised})"
-    elif chosen == 1 and target_url and on_this_machine(target_url):
-        why = f"auto: 1 for a target on this machine answering in {median:.1f} ms (its work)"
     else:
         why = f"auto: {chosen} for a round trip of {median:.1f} ms"
     return _choice(chosen, why, median, samples, processes)
