@@ -39,6 +39,7 @@ from livecert.adapters.live_events import (
 )
 from livecert.harness.round_clauses import COMMIT, SETTLE, WINDOW
 from livecert.harness.stream_rounds import (
+    EventIndex,
     StreamCheck,
     StreamVerdict,
     by_round,
@@ -62,10 +63,9 @@ def _first_acks(events: list[LiveEvent]) -> dict[str, LiveEvent]:
 
 
 def _acks_against_close(
-    acks: dict[str, LiveEvent], events: list[LiveEvent], game: str, verdict: StreamVerdict
+    acks: dict[str, LiveEvent], index: EventIndex, game: str, verdict: StreamVerdict
 ) -> None:
     clauses = (WINDOW[game], COMMIT)
-    index = by_round(events)
     for ack in acks.values():
         closes = of(index, BETTING_CLOSED, ack.round_id)
         order = ordered(ack, closes)
@@ -280,10 +280,11 @@ def judge_stream(
     verdict = StreamVerdict()
     acks = _first_acks(events)
     players = set(start) if start else {a.stream for a in acks.values()}
-    _acks_against_close(acks, events, paytable.game, verdict)
-    early = results_against_close(events, paytable.game, verdict)
+    index = by_round(events)  # once: every round's events found without reading them all
+    _acks_against_close(acks, index, paytable.game, verdict)
+    early = results_against_close(events, index, paytable.game, verdict)
     once = _settlements(events, acks, players, verdict)
-    returned_instead = early_duties(acks, events, early, once, paytable.game, verdict)
+    returned_instead = early_duties(acks, index, early, once, paytable.game, verdict)
     _payouts(once, acks, events, paytable, minor_unit, rounding, verdict, returned_instead)
     _balances(events, acks, once, start or {}, verdict)
     return verdict

@@ -87,10 +87,11 @@ def ordered(event: LiveEvent, marks: list[LiveEvent]) -> tuple[bool, tuple[int, 
     return None
 
 
-def results_against_close(events: list[LiveEvent], game: str, verdict: StreamVerdict) -> set[str]:
+def results_against_close(
+    events: list[LiveEvent], index: EventIndex, game: str, verdict: StreamVerdict
+) -> set[str]:
     """Each result against its round's close on its stream; the rounds shown early."""
     early: set[str] = set()
-    index = by_round(events)
     for result in (e for e in events if e.kind == RESULT):
         clauses = (COMMIT, *(c for c in [SHOWN_AFTER_CLOSE.get(game)] if c))
         closes = [c for c in of(index, BETTING_CLOSED, result.round_id)
@@ -123,13 +124,12 @@ def _stake_back(ack: LiveEvent, settled: LiveEvent) -> tuple[bool | None, str]:
 
 
 def early_duties(
-    acks: dict[str, LiveEvent], events: list[LiveEvent], early: set[str],
+    acks: dict[str, LiveEvent], index: EventIndex, early: set[str],
     once: dict[str, LiveEvent], game: str, verdict: StreamVerdict,
 ) -> set[str]:  # fmt: skip
     """The duties of the bets of rounds shown early; the bets judged here, not by the paytable
     (a void round's, and any taken after the result was shown or not ordered against it)."""
     here: set[str] = set()
-    index = by_round(events)
     for bet_id, ack in acks.items():
         if ack.round_id not in early:
             continue

@@ -180,9 +180,9 @@ def bet_on_every_selection(
     for the request that also settles it)."""
     codes = swept_codes(adapter, paytable, only)
     player = adapter.create_player(stake * len(codes))
-    if one_request:
-        return SweepRound(player, "", [], table_id, [(c, stake) for c in codes])
     slip = [(c, stake) for c in codes]
+    if one_request:
+        return SweepRound(player, "", [], table_id, slip)
     late_rounds = 0
     while True:
         opened = open_round(adapter, paytable.game, table_id)
