@@ -25,9 +25,11 @@ from livecert.harness.money_machine import (
     unproven_duties,
 )
 from livecert.harness.range_rounds import RangeWorld, play_whole_range
+from livecert.harness.table_pool import TablePool
 from livecert.harness.vocabulary import selection_code
 from livecert.suite.fixtures.attachments import attach_text
 from livecert.suite.fixtures.scene import PlacedBet, Scene
+from livecert.suite.fixtures.workers import lent_tables, run_tables
 from livecert.suite.steps.rounds import GAMES
 
 MONEY = "REG-MONEY-01"
@@ -145,11 +147,13 @@ def balances_conserved(scene: Scene) -> None:
     )
 
 
-def announce_seed(what: str, scenario: str, name: str) -> tuple[int, str]:
-    """The seed of a randomised scenario and the command that replays it, printed and shown
-    as the Allure parameter `seed`."""
+def announce_seed(what: str, scenario: str, name: str, tables: int = 1) -> tuple[int, str]:
+    """The seed of a randomised scenario and the command that replays it (with the run's
+    `tables` when they share it out), printed and shown as the Allure parameter `seed`."""
     seed = chosen_seed()
     replay = f"LIVECERT_MONEY_SEED={seed} pytest features -k '{scenario} and {name.split()[0]}'"
+    if tables > 1:
+        replay += f" --tables-in-play {tables}"
     print(f"{what} seed {seed}; replay with: {replay}")
     allure.dynamic.parameter("seed", seed)
     return seed, replay
@@ -179,13 +183,14 @@ def money_machine(
     scene: Scene, examples: str, steps: str, name: str, facts, request: pytest.FixtureRequest
 ) -> None:
     """The sessions: one machine, or with several tables in play (--workers) as many
-    independent machines at once as there are tables, each on a table and players of its own,
-    its share of the sessions, and its own seed (the first the scenario's, the next one more):
-    Hypothesis runs independent machines in threads, never one machine in several."""
+    independent machines as the run has tables, each on a table and players of its own, its
+    share of the sessions, and its own seed (the first the scenario's, the next one more):
+    Hypothesis runs independent machines in threads, never one machine in several. They play
+    at this process's tables, and at those finished processes lend: when, not what."""
     scene.game = GAMES[name]
     tables = request.config.getoption("--tables-in-play")
-    shares = session_shares(int(examples), tables)
-    seed_value, replay = announce_seed("money machine", "random_sessions", name)
+    shares = session_shares(int(examples), run_tables(request.config))
+    seed_value, replay = announce_seed("money machine", "random_sessions", name, len(shares))
     worlds = [
         MachineWorld(
             scene.adapter,
@@ -209,8 +214,11 @@ def money_machine(
         if len(worlds) == 1:
             broken = [run(0)]
         else:
-            with ThreadPoolExecutor(len(worlds), thread_name_prefix="livecert-money") as pool:
-                broken = list(pool.map(run, range(len(worlds))))  # a target's error raised
+            pool = TablePool(tables, lent_tables(request.config), "livecert-money")
+            try:
+                broken = pool.map(run, range(len(worlds)))  # a target's error raised
+            finally:
+                pool.shutdown(cancel_futures=True)
         scene.machine_failure = None
         refusals = sum(w.unexpected_refusals for w in worlds)
         if refusals:
@@ -222,8 +230,10 @@ def money_machine(
         first = next(((i, b) for i, b in enumerate(broken) if b is not None), None)
         if first is not None:
             index, failure = first
-            again = replay.replace(f"SEED={seed_value}", f"SEED={seed_value + index}")
-            scene.machine_failure = f"{failure} (seed {seed_value + index}; replay with: {again})"
+            scene.machine_failure = (
+                f"{failure} (machine {index + 1} of {len(worlds)}, seed {seed_value + index}; "
+                f"replay with: {replay})"
+            )
             scene.machine_clauses = failure.clauses
     finally:
         whole = merged(worlds)

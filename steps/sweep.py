@@ -37,7 +37,7 @@ from livecert.rules import all_outcomes, as_percent, theoretical_rtp
 from livecert.suite.fixtures.attachments import attach_text
 from livecert.suite.fixtures.options import sweep_only as named_sweep_clauses
 from livecert.suite.fixtures.scene import Scene
-from livecert.suite.fixtures.workers import shared_folder
+from livecert.suite.fixtures.workers import lent_tables, run_tables, shared_folder
 from livecert.suite.steps.common import FeatureOracleDisagreement, under_a_profile
 
 RTP_DUTY = "REG-RTP-01"
@@ -85,18 +85,18 @@ def _pool(
     only: frozenset[str],
 ) -> SweepPool | None:
     """The pool playing this game's sweep ahead, started on the first use with every outcome
-    the process's sweep scenarios of the game name; None with one table in play."""
-    tables = request.config.getoption("--tables-in-play")
-    if tables <= 1:
+    the process's sweep scenarios of the game name, at this process's tables and at those
+    finished processes lend; None with one table in play in the whole run."""
+    if run_tables(request.config) <= 1:
         return None
     scene.table()  # a game the target does not offer is skipped here, as when played in turn
     key = (scene.game, stake)
     if key not in pools:
         folder = shared_folder(request.config)
-        hold = ScenarioGate(folder).held_by_a_pool() if folder is not None else None
         pool = pools[key] = SweepPool(
             scene.adapter, scene.recorder, paytable(scene.game), scene.target.info, stake, only,
-            tables, hold,
+            request.config.getoption("--tables-in-play"),
+            ScenarioGate(folder) if folder is not None else None, lent_tables(request.config),
         )  # fmt: skip
         named = (_example_outcome(item, scene.game) for item in request.session.items)
         pool.play(outcome for outcome in named if outcome is not None)

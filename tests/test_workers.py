@@ -101,22 +101,22 @@ def test_a_line_torn_by_a_dead_worker_does_not_swallow_the_next(tmp_path) -> Non
     assert [r["n"] for r in read_run_record(path)] == [1, 3]
 
 
-def test_rounds_played_ahead_keep_a_restart_waiting_until_they_are_done(tmp_path) -> None:
+def test_a_round_played_ahead_keeps_a_restart_waiting_until_it_is_done(tmp_path) -> None:
     gate = ScenarioGate(tmp_path)
-    hold = gate.held_by_a_pool()
-    hold.take()  # a pool's rounds in play, its scenario over
     restarted = threading.Event()
 
     def restart() -> None:
         with gate.alone():
             restarted.set()
 
-    thread = threading.Thread(target=restart)
-    thread.start()
-    assert not restarted.wait(0.3)  # no SIGKILL under requests in flight
-    hold.let_go()
+    with gate.held_by_a_round():  # a pool's round in play, its scenario over
+        thread = threading.Thread(target=restart)
+        thread.start()
+        assert not restarted.wait(0.3)  # no SIGKILL under requests in flight
+        assert gate.restart_waiting()
     assert restarted.wait(5)
     thread.join(5)
+    assert not gate.restart_waiting()
 
 
 def _take_turns(path: str, count: int, taken: "multiprocessing.Queue[float]") -> None:
@@ -349,19 +349,29 @@ def test_the_sessions_are_shared_out_evenly(sessions: int, machines: int, shares
 
 
 def test_money_sessions_at_once_still_catch_a_money_fault(tmp_path) -> None:
-    """With CI's seed (a fresh one each local run would leave the fault unmet about one run in
-    four: the sessions need not cancel a round holding bets)."""
+    """With a fixed seed: a fresh one each local run would leave the fault unmet about one run
+    in four, since the sessions need not cancel a round holding bets. Four machines (a table of
+    the run's each) from CI's seed do not; from the next seed one of them does."""
     fault = "cancel-refunds-twice"
     args = ["--no-html", "--game", "xocdia", f"--reference-fault={fault}", "--workers", "4"]
-    env = {**os.environ, "LIVECERT_MONEY_SEED": str(CI_SEED)}
+    env = {**os.environ, "LIVECERT_MONEY_SEED": str(CI_SEED + 1)}
     status, certificate, output = certify(tmp_path, *args, env=env)
     assert status == 1, output
     assert _failed(certificate) == set(FAULTS[fault].clauses)
     [machine] = [
         r for r in read_run_record(tmp_path / "run-record.jsonl") if r["type"] == "money_machine"
     ]
-    per_process = certificate["run"]["workers"]["tables_per_process"]
-    assert per_process == 2 and machine["machines"] == 2 and machine["failure"]  # at once
+    workers = certificate["run"]["workers"]
+    assert workers["tables_per_process"] == 2 and workers["tables_in_play"] == 4
+    assert machine["machines"] == 4 and machine["failure"]  # a machine a table of the run
+    replay = machine["failure"].partition("replay with: ")[2].removesuffix(")")
+    assert replay.endswith("--tables-in-play 4"), replay  # every machine, as the run shared out
+    again = subprocess.run(  # the replay meets the fault again, in one process
+        f"{replay} -p no:cacheprovider --reference-fault={fault}",
+        shell=True, cwd=Path(__file__).parent.parent, capture_output=True, text=True,
+        timeout=600, env={k: v for k, v in os.environ.items() if k != "LIVECERT_MONEY_SEED"},
+    )  # fmt: skip
+    assert again.returncode == 1 and "REG-MONEY-01" in again.stdout, again.stdout[-2000:]
 
 
 def test_a_worker_that_dies_in_a_scenario_leaves_the_run_incomplete(tmp_path) -> None:

@@ -9,11 +9,17 @@ evidence, and judges it exactly as if it had sent the request itself: the checks
 steps', not this module's. A round's requests are the same, in the same order, as the
 scenario's own; only the moment they were sent differs. Exchanges of a step the scenario never
 reaches (it failed before) are handed to it at its end (`PlayedRound.rest`).
+
+The rounds are played at the process's tables and at tables finished processes lend
+(`TablePool`). Each holds the target shared while it is played (a restart waits for it); a
+round played ahead, that no scenario waits on yet, does not start while a restart waits.
 """
 
+import contextlib
 import threading
-from collections.abc import Callable, Collection, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -27,9 +33,12 @@ from livecert.harness.sweep import (
     instant,
     settle_sweep_round,
 )
-from livecert.harness.workers import PoolHold
+from livecert.harness.table_pool import LentTables, TablePool
+from livecert.harness.workers import ScenarioGate
 from livecert.rules.conditions import Outcome
 from livecert.rules.paytable import Paytable
+
+RESTART_POLL_S = 0.1  # how often a round played ahead looks whether a restart still waits
 
 
 @dataclass
@@ -93,17 +102,18 @@ class SweepPool:
         stake: Decimal,
         only: Collection[str],
         tables: int,
-        hold: PoolHold | None = None,
+        gate: ScenarioGate | None = None,
+        lent: LentTables | None = None,
     ) -> None:
         self.adapter, self.recorder, self.paytable, self.info = adapter, recorder, paytable, info
         self.stake, self.only = stake, only
-        self._pool = ThreadPoolExecutor(max_workers=tables, thread_name_prefix="livecert-sweep")
+        self._pool = TablePool(tables, lent, "livecert-sweep")
         self._rounds: dict[Outcome, Future[PlayedRound]] = {}
         self._taken: set[Outcome] = set()  # rounds a scenario has judged: never judged again
         self._table = threading.local()
         self._stopped = threading.Event()
         self._lock = threading.Lock()
-        self._hold, self._in_play = hold, 0  # the target held while rounds are in play
+        self._gate, self._waited_on = gate, 0  # scenarios waiting on a round now
 
     def play(self, outcomes: Iterable[Outcome]) -> None:
         """Start playing the outcomes not started yet (or already judged), in this order."""
@@ -113,27 +123,39 @@ class SweepPool:
                 if (key in self._rounds and key not in self._taken) or self._stopped.is_set():
                     continue
                 self._taken.discard(key)
-                if self._hold is not None and self._in_play == 0:
-                    self._hold.take()  # under a scenario's hold: never waits for a restart
-                self._in_play += 1
-                future = self._rounds[key] = self._pool.submit(self._play_one, key)
-                future.add_done_callback(self._round_done)
+                self._rounds[key] = self._pool.submit(self._held, key)
 
-    def _round_done(self, _: Future) -> None:
-        with self._lock:
-            self._in_play -= 1
-            if self._hold is not None and self._in_play == 0:
-                self._hold.let_go()  # nothing in play: a restart may come
+    def _held(self, outcome: Outcome) -> PlayedRound:
+        """The round played with the target held. Ahead of the scenarios it waits while a
+        restart does; a round a scenario waits on never does (the restart waits on that
+        scenario, so waiting would be a deadlock)."""
+        if self._gate is None:
+            return self._play_one(outcome)
+        while not self._stopped.is_set() and not self._waited_on and self._gate.restart_waiting():
+            time.sleep(RESTART_POLL_S)
+        with self._gate.held_by_a_round():
+            return self._play_one(outcome)
 
     def round_of(self, outcome: Outcome) -> PlayedRound:
         """The round played for `outcome`, once it is done (played now if it was not, or if a
         scenario judged it already: a round is judged once, as when each sends its own)."""
         self.play([outcome])
         key = tuple(outcome)
-        played = self._rounds[key].result()
+        with self._waiting():
+            played = self._rounds[key].result()
         with self._lock:
             self._taken.add(key)
         return played
+
+    @contextlib.contextmanager
+    def _waiting(self) -> Iterator[None]:
+        with self._lock:
+            self._waited_on += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._waited_on -= 1
 
     def _table_id(self) -> Played | str:
         """This thread's own table, created the first time it plays."""
@@ -191,8 +213,6 @@ class SweepPool:
         """No round starts after this; the rounds in play finish (each request is bounded)."""
         self._stopped.set()
         self._pool.shutdown(wait=True, cancel_futures=True)
-        if self._hold is not None:
-            self._hold.let_go()
 
 
 def closed_view(played: PlayedRound) -> RoundView | None:

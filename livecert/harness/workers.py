@@ -64,32 +64,25 @@ class ScenarioGate:
         with self._held(self._turnstile, fcntl.LOCK_EX), self._held(self._target, fcntl.LOCK_EX):
             yield
 
-    def held_by_a_pool(self) -> "PoolHold":
-        """The target held shared for work a scenario left running (the sweep's rounds played
-        ahead): taken beside the scenario's own hold, without the turnstile, so no restart
-        starts under it and it never waits behind one (its scenario already holds the target)."""
-        return PoolHold(self._target)
+    def restart_waiting(self) -> bool:
+        """A restart waits for the target, or runs (it holds the turnstile): work played ahead
+        lets it in first."""
+        descriptor = os.open(self._turnstile, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        finally:
+            os.close(descriptor)
+        return False
 
-
-class PoolHold:
-    """A shared hold on the target, taken and let go as a pool's work starts and ends."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._descriptor: int | None = None
-        self._lock = threading.Lock()
-
-    def take(self) -> None:
-        with self._lock:
-            if self._descriptor is None:
-                self._descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-                fcntl.flock(self._descriptor, fcntl.LOCK_SH)
-
-    def let_go(self) -> None:
-        with self._lock:
-            if self._descriptor is not None:
-                os.close(self._descriptor)
-                self._descriptor = None
+    @contextlib.contextmanager
+    def held_by_a_round(self) -> Iterator[None]:
+        """The target held shared for a round a scenario left running (the sweep's rounds
+        played ahead): without the turnstile, so a round its scenario waits on never waits
+        behind a restart that waits on that scenario; no restart starts under it."""
+        with self._held(self._target, fcntl.LOCK_SH):
+            yield
 
 
 class RestartRelay:
