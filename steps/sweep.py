@@ -251,19 +251,25 @@ def every_outcome_played(
     pool = _pool(scene, request, sweep_pools, SWEEP_STAKE, sweep_only) if missing else None
     if pool is not None:
         pool.play(missing)
-    for outcome in missing:
-        if pool is None:
-            report = play_outcome(
-                scene.adapter, table, scene.target.info, scene.table(), outcome, only=sweep_only
-            )
-        else:
-            played = pool.round_of(outcome)  # every step's evidence this scenario's
-            for step in played.steps()[:-1]:
-                step.take(scene.recorder)
-            report = played.steps()[-1].take(scene.recorder)
-            if played.result is None:  # a step before the result failed without raising
-                raise HarnessError(f"the round for {outcome} was not played to its result")
-        ledger.add(report)
+    try:
+        for outcome in missing:
+            if pool is None:
+                report = play_outcome(
+                    scene.adapter, table, scene.target.info, scene.table(), outcome,
+                    only=sweep_only,
+                )  # fmt: skip
+            else:
+                played = pool.round_of(outcome)  # every step's evidence this scenario's
+                for step in played.steps()[:-1]:
+                    step.take(scene.recorder)
+                report = played.steps()[-1].take(scene.recorder)
+                if played.result is None:  # a step before the result failed without raising
+                    raise HarnessError(f"the round for {outcome} was not played to its result")
+            ledger.add(report)
+    except BaseException:
+        if pool is not None:
+            pool.cancel_ahead()  # the rest would be played for nobody, beside other scenarios
+        raise
     facts.write(
         "rtp_outcomes_played",
         game=scene.game,

@@ -10,7 +10,8 @@ def pytest_xdist_auto_num_workers(config) -> int:
     """`pytest -n auto`: half as many workers again as the cores. About a third of the suite's
     time is spent waiting, not computing (a live table's clock, a certification's subprocesses
     starting, a restart): on 2 cores CI used 139 % of 200 % with a worker a core. The tests
-    marked `timing` are shown steady with a busy loop on every core (benchmarks/busy_machine.py)."""
+    marked `timing` run this way beside a busy loop on every core, three times in a row
+    (benchmarks/busy_machine.py; tests/README.md)."""
     import os
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()

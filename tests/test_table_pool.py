@@ -38,9 +38,10 @@ def test_a_table_is_lent_only_by_its_finished_process_and_to_one_pool(tmp_path) 
 
 
 def test_work_runs_in_order_and_raises_as_it_raised() -> None:
-    pool = TablePool(1)
+    pool, ran = TablePool(1), []
     try:
-        assert pool.map(lambda n: n * n, range(6)) == [0, 1, 4, 9, 16, 25]
+        assert pool.map(lambda n: ran.append(n) or n * n, range(6)) == [0, 1, 4, 9, 16, 25]
+        assert ran == [0, 1, 2, 3, 4, 5]  # at one table: in the order given
         failed = pool.submit(lambda: 1 / 0)
         with pytest.raises(ZeroDivisionError):
             failed.result(WAIT_S)
@@ -49,6 +50,7 @@ def test_work_runs_in_order_and_raises_as_it_raised() -> None:
     assert pool.borrowed == 0  # nothing to borrow in a run of one process
 
 
+@pytest.mark.timing  # work at once, and a borrowing thread that looks every 0.2 s
 def test_work_waiting_is_played_at_the_tables_lent(tmp_path) -> None:
     LentTables(tmp_path, worker=1, per_process=2).lend()
     pool = TablePool(1, LentTables(tmp_path, worker=0, per_process=1))
@@ -94,10 +96,12 @@ def test_a_pool_never_plays_more_tables_than_it_has_and_is_lent(tmp_path) -> Non
     assert most[0] == 2
 
 
+@pytest.mark.timing
 def test_waiting_work_is_cancelled_when_the_pool_stops() -> None:
     pool = TablePool(1)
-    go = threading.Event()
-    first = pool.submit(go.wait, WAIT_S)
+    go, running = threading.Event(), threading.Event()
+    first = pool.submit(lambda: running.set() or go.wait(WAIT_S))
+    assert running.wait(WAIT_S)  # at its table: it ends, the rest never starts
     rest = [pool.submit(lambda: None) for _ in range(3)]
     stopping = threading.Thread(target=pool.shutdown, kwargs={"cancel_futures": True})
     stopping.start()
@@ -145,3 +149,26 @@ def test_a_round_played_ahead_lets_a_waiting_restart_in_first(tmp_path) -> None:
         finally:
             pool.stop()
             adapter.close()
+
+
+@pytest.mark.timing
+def test_a_pool_stopped_under_its_own_processs_restart_ends_and_plays_nothing(tmp_path) -> None:
+    """The last scenario of a worker runs alone (it holds the target) when the session's pools
+    stop: a round still waiting for the target gives up instead of waiting for that scenario,
+    which waits for it (a worker that never ends)."""
+    gate = ScenarioGate(tmp_path)
+    played = []
+
+    class NoTarget(SweepPool):
+        def _play_one(self, outcome):  # type: ignore[override]
+            played.append(outcome)
+            raise AssertionError("a round played under a restart")
+
+    pool = NoTarget(None, None, paytable("xocdia"), None, Decimal("1.00"), (), 1, gate)  # type: ignore[arg-type]
+    with gate.alone():  # a restart scenario of this process, the last one
+        pool.play([("r", "r", "w", "w")])
+        stopping = threading.Thread(target=pool.stop)
+        stopping.start()
+        stopping.join(WAIT_S)
+        assert not stopping.is_alive()
+    assert played == []

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -109,14 +110,21 @@ def test_a_round_played_ahead_keeps_a_restart_waiting_until_it_is_done(tmp_path)
         with gate.alone():
             restarted.set()
 
-    with gate.held_by_a_round():  # a pool's round in play, its scenario over
-        thread = threading.Thread(target=restart)
-        thread.start()
-        assert not restarted.wait(0.3)  # no SIGKILL under requests in flight
-        assert gate.restart_waiting()
+    held = gate.round_hold()  # a pool's round in play, its scenario over
+    assert held is not None
+    thread = threading.Thread(target=restart)
+    thread.start()
+    deadline = time.monotonic() + 5
+    while not gate.restart_waiting() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert gate.restart_waiting()  # at the turnstile: rounds played ahead wait for it
+    assert not restarted.wait(0.3)  # no SIGKILL under requests in flight
+    os.close(held)
     assert restarted.wait(5)
     thread.join(5)
     assert not gate.restart_waiting()
+    with gate.alone():
+        assert gate.round_hold() is None  # while a restart runs, no round starts
 
 
 def _take_turns(path: str, count: int, taken: "multiprocessing.Queue[float]") -> None:

@@ -11,15 +11,17 @@ scenario's own; only the moment they were sent differs. Exchanges of a step the 
 reaches (it failed before) are handed to it at its end (`PlayedRound.rest`).
 
 The rounds are played at the process's tables and at tables finished processes lend
-(`TablePool`). Each holds the target shared while it is played (a restart waits for it); a
-round played ahead, that no scenario waits on yet, does not start while a restart waits.
+(`TablePool`). Each holds the target shared while it is played (a restart waits for it). While
+no scenario of the process waits on the pool, no round starts while a scenario that runs alone
+(a restart, a countdown) waits or runs.
 """
 
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -91,7 +93,8 @@ def _step(recorder: ExchangeRecorder, send: Callable[[], Any]) -> Played:
 
 
 class SweepPool:
-    """The rounds of a game's sweep, played ahead by `tables` threads at a table each."""
+    """The rounds of a game's sweep, played ahead at `tables` tables of the process, and at
+    tables finished processes lend, a thread and a table each."""
 
     def __init__(
         self,
@@ -126,15 +129,32 @@ class SweepPool:
                 self._rounds[key] = self._pool.submit(self._held, key)
 
     def _held(self, outcome: Outcome) -> PlayedRound:
-        """The round played with the target held. Ahead of the scenarios it waits while a
-        restart does; a round a scenario waits on never does (the restart waits on that
-        scenario, so waiting would be a deadlock)."""
+        """The round played with the target held. While no scenario waits on the pool, a
+        round waits for a restart that waits or runs; while one does, the restart waits on
+        that scenario, and waiting for it would be a deadlock. A pool that stops plays no
+        more rounds."""
         if self._gate is None:
             return self._play_one(outcome)
-        while not self._stopped.is_set() and not self._waited_on and self._gate.restart_waiting():
-            time.sleep(RESTART_POLL_S)
-        with self._gate.held_by_a_round():
-            return self._play_one(outcome)
+        while not self._stopped.is_set():
+            descriptor = None
+            if self._waited_on or not self._gate.restart_waiting():
+                descriptor = self._gate.round_hold()
+            if descriptor is None:
+                time.sleep(RESTART_POLL_S)
+                continue
+            try:
+                return self._play_one(outcome)
+            finally:
+                os.close(descriptor)
+        raise CancelledError(f"the sweep stopped before the round of {outcome} was played")
+
+    def cancel_ahead(self) -> None:
+        """Drop the rounds no scenario has taken and none has started: the scenario that
+        asked for them failed, and the process goes on to others with its own tables."""
+        with self._lock:
+            for key, future in list(self._rounds.items()):
+                if key not in self._taken and future.cancel():
+                    del self._rounds[key]
 
     def round_of(self, outcome: Outcome) -> PlayedRound:
         """The round played for `outcome`, once it is done (played now if it was not, or if a

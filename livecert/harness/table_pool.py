@@ -82,11 +82,11 @@ class TablePool:
         self.borrowed = 0  # tables borrowed over the pool's life (the evidence of the lending)
 
     def submit(self, work: Callable[..., Any], *args: Any) -> Future:
-        if self._stopped.is_set():
-            raise RuntimeError("the pool is stopped")
         future: Future = Future()
-        self._queue.put((future, work, args))
-        with self._lock:
+        with self._lock:  # never behind the stop markers of a shutdown
+            if self._stopped.is_set():
+                raise RuntimeError("the pool is stopped")
+            self._queue.put((future, work, args))
             if not self._threads:
                 self._start()
         return future
@@ -131,6 +131,9 @@ class TablePool:
             if descriptor is None:
                 continue
             with self._lock:
+                if self._stopped.is_set():  # what waits now is the shutdown's own markers
+                    self.lent.give_back(descriptor)
+                    return
                 self.borrowed += 1
                 self._spawn(self._at_borrowed_table, f"{self.name}-lent", descriptor)
 
@@ -152,7 +155,8 @@ class TablePool:
 
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         """No work starts after this (waiting work cancelled if asked); work running ends."""
-        self._stopped.set()
+        with self._lock:
+            self._stopped.set()
         if cancel_futures:
             while True:
                 try:

@@ -76,13 +76,19 @@ class ScenarioGate:
             os.close(descriptor)
         return False
 
-    @contextlib.contextmanager
-    def held_by_a_round(self) -> Iterator[None]:
+    def round_hold(self) -> int | None:
         """The target held shared for a round a scenario left running (the sweep's rounds
-        played ahead): without the turnstile, so a round its scenario waits on never waits
-        behind a restart that waits on that scenario; no restart starts under it."""
-        with self._held(self._target, fcntl.LOCK_SH):
-            yield
+        played ahead), as a descriptor to close when the round is done; None while a restart
+        holds the target. Without the turnstile, so a round its scenario waits on never waits
+        behind a restart that waits on that scenario; never blocking, so a pool that stops is
+        never stuck behind a restart of its own process."""
+        descriptor = os.open(self._target, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            os.close(descriptor)
+            return None
+        return descriptor
 
 
 class RestartRelay:
