@@ -1,5 +1,6 @@
 """Self-tests of livecert. tests/ is put on sys.path so the hand-computed tables import plainly."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -12,7 +13,5 @@ def pytest_xdist_auto_num_workers(config) -> int:
     starting, a restart): on 2 cores CI used 139 % of 200 % with a worker a core. The tests
     marked `timing` run this way beside a busy loop on every core, three times in a row
     (benchmarks/busy_machine.py; tests/README.md)."""
-    import os
-
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, (cores or 1) * 3 // 2)

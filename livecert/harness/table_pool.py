@@ -21,6 +21,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from livecert.harness.workers import try_lock
+
 try:
     import fcntl
 except ImportError:  # Windows: no run over workers, so nothing is lent
@@ -50,15 +52,11 @@ class LentTables:
             return None
         for marker in sorted(self.folder.glob(f"table-*{LENT_SUFFIX}")):
             try:
-                descriptor = os.open(marker, os.O_RDWR)
+                descriptor = try_lock(marker, fcntl.LOCK_EX, create=False)
             except OSError:
                 continue  # the run's folder is being removed: the run is over
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(descriptor)
-                continue
-            return descriptor
+            if descriptor is not None:
+                return descriptor
         return None
 
     @staticmethod

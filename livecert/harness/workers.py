@@ -35,6 +35,18 @@ RESTART = b"restart\n"
 _ANSWER_LIMIT = 4096
 
 
+def try_lock(path: Path, mode: int, create: bool = True) -> int | None:
+    """`path` locked (flock `mode`) without waiting, as a descriptor to close to let it go;
+    None when another holds it so that `mode` would wait."""
+    descriptor = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o600)
+    try:
+        fcntl.flock(descriptor, mode | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        return None
+    return descriptor
+
+
 class ScenarioGate:
     """The workers' lock on the target: `shared()` for a scenario, `alone()` for one that
     restarts it. Files under `folder`, made by the controller and removed with it."""
@@ -67,13 +79,10 @@ class ScenarioGate:
     def restart_waiting(self) -> bool:
         """A restart waits for the target, or runs (it holds the turnstile): work played ahead
         lets it in first."""
-        descriptor = os.open(self._turnstile, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        held = try_lock(self._turnstile, fcntl.LOCK_EX)
+        if held is None:
             return True
-        finally:
-            os.close(descriptor)
+        os.close(held)
         return False
 
     def round_hold(self) -> int | None:
@@ -82,13 +91,7 @@ class ScenarioGate:
         holds the target. Without the turnstile, so a round its scenario waits on never waits
         behind a restart that waits on that scenario; never blocking, so a pool that stops is
         never stuck behind a restart of its own process."""
-        descriptor = os.open(self._target, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            os.close(descriptor)
-            return None
-        return descriptor
+        return try_lock(self._target, fcntl.LOCK_SH)
 
 
 class RestartRelay:
