@@ -25,7 +25,8 @@ from requests.models import PreparedRequest
 from requests.structures import CaseInsensitiveDict
 from urllib3.util import Timeout
 
-from livecert.adapters.bounds import DEFAULT_BOUNDS, bounded_session
+from livecert.adapters.bounded_session import bounded_session
+from livecert.adapters.bounds import DEFAULT_BOUNDS
 from livecert.harness.embedded import EmbeddedServer
 
 

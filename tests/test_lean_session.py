@@ -9,7 +9,8 @@ import requests
 from fake_target import fake_target, redirect, send, send_json
 from requests.models import PreparedRequest
 
-from livecert.adapters.bounds import DEFAULT_BOUNDS, BoundedTransport, bounded_session
+from livecert.adapters.bounded_session import BoundedTransport, bounded_session
+from livecert.adapters.bounds import DEFAULT_BOUNDS
 from livecert.adapters.lean_session import LeanSession
 
 BASE = "http://127.0.0.1:9"  # never reached: `send` is replaced by a capture

@@ -23,7 +23,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from fake_target import INFO, cut_after, dripping_body, fake_target, send_json, serving
 
-from livecert.adapters.bounds import Bounds, bounded_session
+from livecert.adapters.bounded_session import bounded_session
+from livecert.adapters.bounds import Bounds
 from livecert.adapters.errors import TargetError
 from livecert.adapters.http import HttpAdapter
 

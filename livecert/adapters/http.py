@@ -14,7 +14,8 @@ from typing import Any
 
 import requests
 
-from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds, bounded_session
+from livecert.adapters.bounded_session import bounded_session
+from livecert.adapters.bounds import DEFAULT_BOUNDS, Bounds
 from livecert.adapters.errors import (
     CredentialsError,
     Refused,

@@ -51,9 +51,30 @@ class LeanSession(requests.Session):
                 merged.pop(name, None)
             else:
                 merged[name] = value
-        prepared = PreparedRequest()
-        prepared.prepare(method=method.upper(), url=url, headers=merged, data=data or {})
+        return self.send_plain(method.upper(), url, data, merged, timeout, allow_redirects)
+
+    def send_plain(
+        self,
+        method: str,
+        url: str,
+        data: Any,
+        headers: CaseInsensitiveDict,
+        timeout: Any,
+        allow_redirects: bool,
+    ) -> requests.Response:
+        """A request with nothing to merge (`headers` merged with the session's already),
+        prepared here and sent by requests' `Session.send`."""
+        prepared = self.prepare_plain(method, url, data, headers)
         return self.send(prepared, timeout=timeout, allow_redirects=allow_redirects)
+
+    @staticmethod
+    def prepare_plain(
+        method: str, url: str, data: Any, headers: Mapping[str, str]
+    ) -> PreparedRequest:
+        """The request requests prepares from these, with nothing of a session to merge."""
+        prepared = PreparedRequest()
+        prepared.prepare(method=method, url=url, headers=headers, data=data or {})
+        return prepared
 
     def _plain(self, url: str) -> bool:
         """True when the session has nothing to merge into a request: no cookie kept, no auth,

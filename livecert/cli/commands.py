@@ -88,7 +88,8 @@ def _settings(
 
 def trust_authorities(ca_file: str) -> None:
     """Every session of the run, here and in the suite's processes, trusts the CA file the lab
-    names (adapters.bounds reads LIVECERT_CA_BUNDLE); a file that is not there is said now."""
+    names (adapters.bounded_session reads LIVECERT_CA_BUNDLE); a file that is not there is said
+    now."""
     from pathlib import Path
 
     path = Path(ca_file).expanduser()

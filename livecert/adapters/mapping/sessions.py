@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 
-from livecert.adapters.bounds import bounded_session
+from livecert.adapters.bounded_session import bounded_session
 from livecert.adapters.errors import CredentialsError, Refused
 from livecert.adapters.evidence import Exchange
 from livecert.adapters.jsonpath import MISSING, holds, parse, read

@@ -1,0 +1,198 @@
+"""A plain request goes straight through urllib3 (livecert/adapters/bounded_session.py): the
+bytes on the wire must be requests' own, and whatever requests' machinery applies to (a proxy,
+a URL it would requote, params, a body not ASCII text, an answer not followed) goes through
+requests. What comes back (redirects, cookies, errors) is checked against requests' own session
+in test_lean_session.py and test_wire_messages.py, which now take this path."""
+
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+import requests
+from fake_target import fake_target, send_json
+
+from livecert.adapters.bounded_session import BoundedTransport, bounded_session
+from livecert.adapters.bounds import DEFAULT_BOUNDS
+
+ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+
+
+@contextmanager
+def recording_wire() -> Iterator[tuple[str, list[bytes]]]:
+    """A loopback server keeping each request's bytes as they came (head and body), answering
+    each `{}`: what a client sent, not what a parser made of it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.1)
+    seen: list[bytes] = []
+    done = threading.Event()
+
+    def answer(connection: socket.socket) -> None:
+        with connection:
+            connection.settimeout(5)
+            buffered = b""
+            while True:
+                while b"\r\n\r\n" not in buffered:
+                    more = connection.recv(65536)
+                    if not more:
+                        return
+                    buffered += more
+                head, _, rest = buffered.partition(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                while len(rest) < length:
+                    rest += connection.recv(65536)
+                seen.append(head + b"\r\n\r\n" + rest[:length])
+                buffered = rest[length:]
+                connection.sendall(ANSWER)
+
+    def serve() -> None:
+        while not done.is_set():
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            threading.Thread(target=answer, args=(connection,), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", seen
+    finally:
+        done.set()
+        thread.join(5)
+        listener.close()
+
+
+def _requests_own(url: str) -> requests.Session:
+    """requests' own session and transport, set up as bounded_session sets the harness's."""
+    session = requests.Session()
+    session.trust_env = False
+    session.mount("http://", BoundedTransport())
+    session.headers.update({"User-Agent": "livecert-harness", "Accept": "application/json"})
+    return session
+
+
+SLIP = '{"bets":[{"selection":"BIG","stake":"1.00"},{"selection":"SMALL","stake":"0.01"}]}'
+# what the canonical adapter sends: a read, writes with a body, a write without one
+SENT = [
+    ("GET", "/v1/info", None, {}),
+    ("GET", "/v1/players/p-1/balance", None, {"Authorization": "Bearer t0ken-1"}),
+    (
+        "POST",
+        "/v1/rounds/r-1/bets",
+        SLIP,
+        {"Authorization": "Bearer t", "Idempotency-Key": "k-1", "Content-Type": "application/json"},
+    ),
+    ("POST", "/v1/rounds/r_1.x~/close", "{}", {"Content-Type": "application/json"}),
+    ("POST", "/v1/tables/t-1/rounds", None, {"Authorization": "Bearer d"}),
+    ("POST", "/v1/x", "", {}),
+    ("DELETE", "/v1/bets/b-1", None, {"Accept": None}),  # None: the session's header unsent
+    ("HEAD", "/v1/info", None, {}),
+    ("PUT", "/v1/x", '{"a":"b"}', {"X-Extra": "1"}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "data", "headers"), SENT)
+def test_a_direct_request_sends_the_bytes_requests_sends(
+    method: str, path: str, data: str | None, headers: dict
+) -> None:
+    with recording_wire() as (url, seen):
+        for session in (_requests_own(url), bounded_session(url)):
+            with session:
+                answer = session.request(
+                    method,
+                    url + path,
+                    data=data,
+                    headers=headers,
+                    timeout=DEFAULT_BOUNDS.deadline((5, 5)),
+                )
+                assert answer.status_code == 200
+                assert answer.content == (b"" if method == "HEAD" else b"{}")
+        requests_sent, direct_sent = seen
+    assert direct_sent == requests_sent
+    assert direct_sent.startswith(f"{method} {path} HTTP/1.1\r\n".encode())
+
+
+def _count_requests_transport(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each request requests' own transport sends, by URL (the direct path never calls it)."""
+    sent: list[str] = []
+    through = requests.adapters.HTTPAdapter.send
+
+    def send(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        sent.append(request.url)
+        return through(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", send)
+    return sent
+
+
+def _echo(handler) -> None:  # type: ignore[no-untyped-def]
+    send_json(handler, 200, {"path": handler.path})
+
+
+def test_a_plain_request_with_a_deadline_goes_direct(monkeypatch: pytest.MonkeyPatch) -> None:
+    through_requests = _count_requests_transport(monkeypatch)
+    with fake_target(_echo) as url, bounded_session(url) as session:
+        deadline = DEFAULT_BOUNDS.deadline((5, 5))
+        answer = session.request("POST", url + "/v1/rounds/r-1/close", data="{}", timeout=deadline)
+        assert answer.json() == {"path": "/v1/rounds/r-1/close"}
+        assert answer.url == url + "/v1/rounds/r-1/close" and answer.history == []
+    assert through_requests == []
+
+
+@pytest.mark.parametrize(
+    ("path", "settings"),
+    [
+        ("/v1/x", {"allow_redirects": False}),  # a mapping's call: its 3xx answered as it came
+        ("/v1/x", {"params": {"round": "r 1"}}),
+        ("/v1/x", {"data": "caf\u00e9"}),  # text past ASCII: requests encodes it
+        ("/v1/x", {"data": b"raw"}),
+        ("/v1/bets/b 1", {}),  # requests requotes it
+        ("/v1/bets/b%201", {}),
+        ("/v1/a/../b", {}),  # a dot segment: urllib3 removes it
+        ("/v1//x", {}),
+        ("/v1/x", {"timeout": (5, 5)}),  # a socket timeout, no deadline: requests' own
+    ],
+)
+def test_what_requests_would_change_or_hold_goes_through_requests(
+    monkeypatch: pytest.MonkeyPatch, path: str, settings: dict
+) -> None:
+    through_requests = _count_requests_transport(monkeypatch)
+    settings = {"timeout": DEFAULT_BOUNDS.deadline((5, 5)), **settings}
+    with fake_target(_echo) as url, bounded_session(url) as session:
+        answer = session.request("POST", url + path, **settings)
+        assert answer.status_code == 200
+    assert len(through_requests) == 1
+
+
+def test_a_session_with_a_proxy_or_a_client_certificate_goes_through_requests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    through_requests = _count_requests_transport(monkeypatch)
+    with fake_target(_echo) as url:
+        for setting in ("proxies", "cert"):
+            with bounded_session(url) as session:
+                if setting == "proxies":  # a proxy for another scheme: requests still asked
+                    session.proxies["https"] = "http://proxy.invalid:3128"
+                else:
+                    session.cert = __file__  # never read over http
+                session.request("GET", url + "/v1/info", timeout=DEFAULT_BOUNDS.deadline((5, 5)))
+    assert len(through_requests) == 2
+
+
+def test_a_refused_connection_fails_as_requests_fails_it() -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{unused.getsockname()[1]}"  # bound, not listening: refused
+        failed = []
+        for session in (_requests_own(url), bounded_session(url)):
+            with session, pytest.raises(requests.RequestException) as caught:
+                session.request("GET", url + "/v1/info", timeout=DEFAULT_BOUNDS.deadline((5, 5)))
+            failed.append((type(caught.value), type(caught.value.args[0])))
+    assert failed[0] == failed[1]
+    assert failed[1][0] is requests.ConnectionError
