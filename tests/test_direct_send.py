@@ -4,6 +4,8 @@ a URL it would requote, params, a body not ASCII text, an answer not followed) g
 requests. What comes back (redirects, cookies, errors) is checked against requests' own session
 in test_lean_session.py and test_wire_messages.py, which now take this path."""
 
+import contextlib
+import gzip
 import socket
 import threading
 from collections.abc import Iterator
@@ -11,7 +13,8 @@ from contextlib import contextmanager
 
 import pytest
 import requests
-from fake_target import fake_target, send_json
+from fake_target import fake_target, send, send_json
+from requests.structures import CaseInsensitiveDict
 
 from livecert.adapters.bounded_session import BoundedTransport, bounded_session
 from livecert.adapters.bounds import DEFAULT_BOUNDS
@@ -196,3 +199,62 @@ def test_a_refused_connection_fails_as_requests_fails_it() -> None:
             failed.append((type(caught.value), type(caught.value.args[0])))
     assert failed[0] == failed[1]
     assert failed[1][0] is requests.ConnectionError
+
+
+def test_a_url_requests_would_tidy_goes_through_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stray space before the scheme (requests strips it) and a port written with a leading
+    zero (requests writes it without) are requests' to send, as before."""
+    through_requests = _count_requests_transport(monkeypatch)
+    with fake_target(_echo) as url, bounded_session(url) as session:
+        port = url.rsplit(":", 1)[1]
+        for written in (f" {url}/v1/x", f"http://127.0.0.1:0{port}/v1/x"):
+            answer = session.request("GET", written, timeout=DEFAULT_BOUNDS.deadline((5, 5)))
+            assert (answer.status_code, answer.url) == (200, url + "/v1/x")
+        # a short port with a leading zero (whatever answers there, or nothing)
+        with contextlib.suppress(requests.RequestException):
+            session.request("GET", "http://127.0.0.1:080/", timeout=DEFAULT_BOUNDS.deadline((2, 2)))
+    assert len(through_requests) == 3
+
+
+def test_a_compressed_answer_comes_back_whole_either_way() -> None:
+    """A gzip body unpacking past one read's 64 KiB, with its Content-Length: the body read as
+    it comes stops at its declared length only when it is not compressed."""
+    whole = ('{"bets":[' + ",".join(['{"selection":"BIG","stake":"1.00"}'] * 4000) + "]}").encode()
+
+    def compressed(handler) -> None:  # type: ignore[no-untyped-def]
+        send(handler, 200, gzip.compress(whole), "application/json", {"Content-Encoding": "gzip"})
+
+    with fake_target(compressed) as url:
+        for session in (_requests_own(url), bounded_session(url)):
+            with session:
+                answer = session.request(
+                    "GET", url + "/v1/x", timeout=DEFAULT_BOUNDS.deadline((5, 5))
+                )
+                assert len(answer.content) == len(whole) > 64 * 1024
+                assert answer.content == whole
+
+
+def test_a_header_with_a_line_break_fails_as_requests_fails_it() -> None:
+    with fake_target(_echo) as url:
+        failed = []
+        for session in (_requests_own(url), bounded_session(url)):
+            with session, pytest.raises(requests.RequestException) as caught:
+                session.request(
+                    "GET",
+                    url + "/v1/info",
+                    headers={"Authorization": "Bearer t\r\nX-Injected: 1"},
+                    timeout=DEFAULT_BOUNDS.deadline((5, 5)),
+                )
+            failed.append(type(caught.value))
+    assert failed == [requests.exceptions.InvalidHeader] * 2
+
+
+def test_a_url_without_a_host_fails_in_the_transport_as_requests_fails_it() -> None:
+    deadline = DEFAULT_BOUNDS.deadline((5, 5))
+    prepared = requests.models.PreparedRequest()
+    prepared.prepare_method("GET")
+    prepared.url, prepared.headers, prepared.body = "http:///v1/x", CaseInsensitiveDict(), None
+    with pytest.raises(requests.exceptions.InvalidURL):
+        requests.adapters.HTTPAdapter().send(prepared, timeout=5)
+    with pytest.raises(requests.exceptions.InvalidURL):
+        BoundedTransport().send_direct("GET", "http:///v1/x", None, {}, deadline, True)

@@ -48,3 +48,11 @@ def test_a_checked_row_is_the_row_the_dataclass_builds(
     assert vars(row) == vars(built) and row.matches == built.matches
     with pytest.raises(dataclasses.FrozenInstanceError):
         row.stake = Decimal("5.00")  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("kind", [BetView, SettlementRow])
+def test_what_the_shortcut_skips_is_not_there(kind: type) -> None:
+    """Built from the instance dict, a value skips `__post_init__` and needs a `__dict__`; a
+    subclass would be built as its parent."""
+    assert not hasattr(kind, "__post_init__") and "__slots__" not in vars(kind)
+    assert kind.__subclasses__() == []

@@ -55,9 +55,10 @@ from livecert.adapters.deadline_watch import WATCHDOG, WATCHED_POOLS, current
 from livecert.adapters.lean_session import LeanSession
 
 _CHUNK = 64 * 1024
-# a URL requests sends as it is: http(s), a lower-case host name or address, a port, a path of
-# unreserved characters (no query, no percent-encoding, no userinfo, no dot segment)
-_AS_IT_IS = re.compile(r"https?://[a-z0-9.-]+(?::[0-9]{1,5})?(/[A-Za-z0-9_~/.-]*)")
+# a URL requests sends as it is: http(s), a lower-case host name or address, a port written
+# without a leading zero, a path of unreserved characters (no query, no percent-encoding, no
+# userinfo, no dot segment)
+_AS_IT_IS = re.compile(r"https?://[a-z0-9.-]+(?::[1-9][0-9]{0,4})?(/[A-Za-z0-9_~/.-]*)")
 _SETS_COOKIE = ("set-cookie", "set-cookie2")
 
 
@@ -317,11 +318,9 @@ class BoundedSession(LeanSession):
         requests' machinery applies to it (else by requests, as `LeanSession` sends it): the
         bytes requests would send, its errors, its answer; an answer that redirects or sets a
         cookie handed to requests to follow or keep."""
-        transport = self.get_adapter(url)
         direct = (
             allow_redirects
             and isinstance(timeout, Deadline)
-            and isinstance(transport, BoundedTransport)
             and not self.proxies
             and self.cert is None
             and (data is None or (isinstance(data, str) and data.isascii()))
@@ -329,7 +328,10 @@ class BoundedSession(LeanSession):
             and "/." not in url
             and "//" not in url[url.index("//") + 2 :]
         )
-        if not direct:
+        # the transport looked up only for a URL requests would not change (a stray space
+        # before the scheme, which requests strips, has none: requests' own error then)
+        transport = self.get_adapter(url) if direct else None
+        if not isinstance(transport, BoundedTransport):
             return super().send_plain(method, url, data, headers, timeout, allow_redirects)
         sent = CaseInsensitiveDict()
         for header in headers.items():
