@@ -248,7 +248,7 @@ class HttpAdapter:
             returned = None if returned is None else parse_money(returned)
         except MoneyError as error:
             raise TargetError(f"bet {raw.get('bet_id')}", str(error)) from None
-        return BetView.reported(
+        return BetView(
             raw["bet_id"],
             raw["round_id"],
             raw["player_id"],

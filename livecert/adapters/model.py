@@ -102,38 +102,6 @@ class BetView:
     # what the target paid)
     exact_win: Decimal | None = None
 
-    @classmethod
-    def reported(
-        cls,
-        bet_id: str,
-        round_id: str,
-        player_id: str,
-        selection: str,
-        stake: Decimal,
-        status: str,
-        outcome: str | None,
-        win: Decimal | None,
-        returned: Decimal | None,
-    ) -> "BetView":
-        """A bet as an answer names it (its outcome read, no multiple of the stake): the
-        same value as `BetView(...)`, built without a frozen dataclass's setattr per field. A
-        sweep round reads 330 bets (the slip's answer, the close's, the result's)."""
-        view = object.__new__(cls)
-        view.__dict__.update(
-            bet_id=bet_id,
-            round_id=round_id,
-            player_id=player_id,
-            selection=selection,
-            stake=stake,
-            status=status,
-            outcome=outcome,
-            win=win,
-            returned=returned,
-            outcome_read=True,
-            exact_win=None,
-        )
-        return view
-
     @property
     def settlement_unshown(self) -> bool:
         """The target showed nothing of how the bet settled (a live table pushes it only to a
