@@ -23,12 +23,14 @@ ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 
 
 
 @contextmanager
-def recording_wire() -> Iterator[tuple[str, list[bytes]]]:
-    """A loopback server keeping each request's bytes as they came (head and body), answering
-    each `{}`: what a client sent, not what a parser made of it."""
+def recording_wire() -> Iterator[tuple[str, list[bytes], list[int]]]:
+    """A loopback server keeping each request's bytes as they came (head and body) and the
+    client's port it came from, answering each `{}` on a kept-alive connection: what a client
+    sent, not what a parser made of it."""
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.1)
     seen: list[bytes] = []
+    peers: list[int] = []
     done = threading.Event()
 
     def answer(connection: socket.socket) -> None:
@@ -50,6 +52,7 @@ def recording_wire() -> Iterator[tuple[str, list[bytes]]]:
                 while len(rest) < length:
                     rest += connection.recv(65536)
                 seen.append(head + b"\r\n\r\n" + rest[:length])
+                peers.append(connection.getpeername()[1])
                 buffered = rest[length:]
                 connection.sendall(ANSWER)
 
@@ -64,7 +67,7 @@ def recording_wire() -> Iterator[tuple[str, list[bytes]]]:
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}", seen
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", seen, peers
     finally:
         done.set()
         thread.join(5)
@@ -104,7 +107,7 @@ SENT = [
 def test_a_direct_request_sends_the_bytes_requests_sends(
     method: str, path: str, data: str | None, headers: dict
 ) -> None:
-    with recording_wire() as (url, seen):
+    with recording_wire() as (url, seen, _):
         for session in (_requests_own(url), bounded_session(url)):
             with session:
                 answer = session.request(
@@ -258,3 +261,16 @@ def test_a_url_without_a_host_fails_in_the_transport_as_requests_fails_it() -> N
         requests.adapters.HTTPAdapter().send(prepared, timeout=5)
     with pytest.raises(requests.exceptions.InvalidURL):
         BoundedTransport().send_direct("GET", "http:///v1/x", None, {}, deadline, True)
+
+
+def test_a_session_closed_and_used_again_takes_a_new_connection() -> None:
+    """The direct path keeps the pool it sends through until the session closes; the next
+    request then goes through a new one, on a new connection, as requests' own does."""
+    with recording_wire() as (url, _, peers):
+        for session in (_requests_own(url), bounded_session(url)):
+            peers.clear()
+            for _ in range(2):
+                for _ in range(2):  # the same connection within the session
+                    session.request("GET", url + "/v1/x", timeout=DEFAULT_BOUNDS.deadline((5, 5)))
+                session.close()
+            assert peers[0] == peers[1] != peers[2] == peers[3]

@@ -69,6 +69,7 @@ class BoundedTransport(HTTPAdapter):
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = WATCHED_POOLS
+        self._direct_pools: dict[tuple[str, Any], Any] = {}
 
     def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
         manager = super().proxy_manager_for(proxy, **proxy_kwargs)
@@ -106,14 +107,37 @@ class BoundedTransport(HTTPAdapter):
         """A plain request (`BoundedSession.send_plain` says which) sent as `send` sends it,
         without a prepared request: the same pool and TLS settings, the same bounds, requests'
         own errors; the answer's cookies are left to the caller."""
-        path = url[url.index("/", url.index("//") + 2) :]
+        at = url.index("/", url.index("//") + 2)
+        pool = self._pool(url[:at], verify)
+        path = url[at:]
         return self._bounded(
             deadline,
-            lambda timeout: self._open(method, url, path, body, headers, timeout, verify),
+            lambda timeout: self._open(pool, method, url, path, body, headers, timeout, verify),
         )
+
+    def close(self) -> None:
+        """As requests' own: the pools let go (the next request takes a new one)."""
+        self._direct_pools.clear()
+        super().close()
+
+    def _pool(self, origin: str, verify: Any) -> Any:
+        """The connection pool requests sends to `origin` through with `verify`'s TLS settings,
+        kept until the transport closes (requests builds a pool key of some thirty fields and
+        looks at the CA path again for every request), or the pool itself did."""
+        pool = self._direct_pools.get((origin, verify))
+        if pool is None or pool.pool is None:
+            target = PreparedRequest()
+            target.url = origin + "/"  # all `get_connection_with_tls_context` reads of it
+            try:
+                pool = self.get_connection_with_tls_context(target, verify)
+            except LocationValueError as error:
+                raise InvalidURL(error) from None
+            self._direct_pools[(origin, verify)] = pool
+        return pool
 
     def _open(
         self,
+        pool: Any,
         method: str,
         url: str,
         path: str,
@@ -124,12 +148,6 @@ class BoundedTransport(HTTPAdapter):
     ) -> requests.Response:
         """What `HTTPAdapter.send` does for a request with no proxy and no client certificate,
         and `build_response` after it but for the cookie jar."""
-        target = PreparedRequest()
-        target.url = url  # all `get_connection_with_tls_context` reads of a request
-        try:
-            pool = self.get_connection_with_tls_context(target, verify)
-        except LocationValueError as error:
-            raise InvalidURL(error) from None
         self.cert_verify(pool, url, verify, None)
         try:
             raw = pool.urlopen(
@@ -333,18 +351,17 @@ class BoundedSession(LeanSession):
         transport = self.get_adapter(url) if direct else None
         if not isinstance(transport, BoundedTransport):
             return super().send_plain(method, url, data, headers, timeout, allow_redirects)
-        sent = CaseInsensitiveDict()
         for header in headers.items():
             check_header_validity(header)  # as requests prepares a request's headers
-            sent[header[0]] = header[1]
         body = data.encode("ascii") if data else None
-        # requests' Content-Length: a body's length, none for a bodiless GET or HEAD
+        # requests' Content-Length (in the request's own headers, merged for it alone): a
+        # body's length, none for a bodiless GET or HEAD
         if body is not None:
-            sent["Content-Length"] = str(len(body))
-        elif method not in ("GET", "HEAD") and "Content-Length" not in sent:
-            sent["Content-Length"] = "0"
+            headers["Content-Length"] = str(len(body))
+        elif method not in ("GET", "HEAD") and "Content-Length" not in headers:
+            headers["Content-Length"] = "0"
         started = time.perf_counter()
-        answer = transport.send_direct(method, url, body, sent, timeout, self.verify)
+        answer = transport.send_direct(method, url, body, headers, timeout, self.verify)
         answer.elapsed = timedelta(seconds=time.perf_counter() - started)
         answer.content  # noqa: B018 (read as `Session.send` reads it: the answer marked consumed)
         if answer.is_redirect or any(name in answer.headers for name in _SETS_COOKIE):

@@ -62,8 +62,8 @@ class LeanSession(requests.Session):
         timeout: Any,
         allow_redirects: bool,
     ) -> requests.Response:
-        """A request with nothing to merge (`headers` merged with the session's already),
-        prepared here and sent by requests' `Session.send`."""
+        """A request with nothing to merge (`headers` merged with the session's already, a
+        mapping made for this request alone), prepared here and sent by `Session.send`."""
         prepared = self.prepare_plain(method, url, data, headers)
         return self.send(prepared, timeout=timeout, allow_redirects=allow_redirects)
 
