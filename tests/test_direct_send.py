@@ -74,11 +74,11 @@ def recording_wire() -> Iterator[tuple[str, list[bytes], list[int]]]:
         listener.close()
 
 
-def _requests_own(url: str) -> requests.Session:
+def _requests_own(url: str, **pool: int) -> requests.Session:
     """requests' own session and transport, set up as bounded_session sets the harness's."""
     session = requests.Session()
     session.trust_env = False
-    session.mount("http://", BoundedTransport())
+    session.mount("http://", BoundedTransport(**pool))
     session.headers.update({"User-Agent": "livecert-harness", "Accept": "application/json"})
     return session
 
@@ -274,3 +274,21 @@ def test_a_session_closed_and_used_again_takes_a_new_connection() -> None:
                     session.request("GET", url + "/v1/x", timeout=DEFAULT_BOUNDS.deadline((5, 5)))
                 session.close()
             assert peers[0] == peers[1] != peers[2] == peers[3]
+
+
+def test_a_pool_the_manager_let_go_is_not_sent_through_again() -> None:
+    """With more origins than the pools kept, urllib3 lets the oldest pool go (without closing
+    it); requests then sends through a new pool, on a new connection, and so must the direct
+    path, not through the pool it found before."""
+    with recording_wire() as (first, _, peers), recording_wire() as (second, _, _):
+        ports = []
+        for session in (_requests_own(first, **ONE), bounded_session(first, **ONE)):
+            peers.clear()
+            for url in (first, second, first):
+                session.request("GET", url + "/v1/x", timeout=DEFAULT_BOUNDS.deadline((5, 5)))
+            session.close()
+            ports.append(peers[0] != peers[1])
+        assert ports == [True, True]
+
+
+ONE = {"pool_connections": 1}  # one pool kept: another origin's lets the first go

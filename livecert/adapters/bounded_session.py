@@ -69,7 +69,7 @@ class BoundedTransport(HTTPAdapter):
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = WATCHED_POOLS
-        self._direct_pools: dict[tuple[str, Any], Any] = {}
+        self._direct_pools: dict[tuple[str, Any], tuple[Any, Any]] = {}  # (key, pool)
 
     def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
         manager = super().proxy_manager_for(proxy, **proxy_kwargs)
@@ -121,18 +121,24 @@ class BoundedTransport(HTTPAdapter):
         super().close()
 
     def _pool(self, origin: str, verify: Any) -> Any:
-        """The connection pool requests sends to `origin` through with `verify`'s TLS settings,
-        kept until the transport closes (requests builds a pool key of some thirty fields and
-        looks at the CA path again for every request), or the pool itself did."""
-        pool = self._direct_pools.get((origin, verify))
-        if pool is None or pool.pool is None:
-            target = PreparedRequest()
-            target.url = origin + "/"  # all `get_connection_with_tls_context` reads of it
-            try:
-                pool = self.get_connection_with_tls_context(target, verify)
-            except LocationValueError as error:
-                raise InvalidURL(error) from None
-            self._direct_pools[(origin, verify)] = pool
+        """The connection pool requests sends to `origin` through with `verify`'s TLS settings:
+        kept while the pool manager holds it under the key it was found by (requests builds a
+        key of some thirty fields and looks at the CA path again for every request), and
+        found again once the manager let it go, as requests would find it."""
+        kept = self._direct_pools.get((origin, verify))
+        # the manager's own lookup, which keeps its least recently used order as requests' does
+        if kept is not None and self.poolmanager.pools.get(kept[0]) is kept[1]:
+            return kept[1]
+        target = PreparedRequest()
+        target.url = origin + "/"  # all `get_connection_with_tls_context` reads of it
+        try:
+            pool = self.get_connection_with_tls_context(target, verify)
+        except LocationValueError as error:
+            raise InvalidURL(error) from None
+        held = self.poolmanager.pools  # not iterable itself: its keys are a list taken under lock
+        same_host = [k for k in held.keys() if k.key_host == pool.host]  # noqa: SIM118
+        key = next((k for k in same_host if held.get(k) is pool), None)
+        self._direct_pools[(origin, verify)] = (key, pool)
         return pool
 
     def _open(
