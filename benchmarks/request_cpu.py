@@ -5,7 +5,8 @@ and most of a request's own is the client's HTTP stack. This sends `GET /v1/info
 embedded reference, 1,000 times a round, through each layer the adapters use, and prints the
 median CPU (`time.process_time`) of one request over the rounds:
 
-- session: `bounded_session(...).request`, as the adapters send (lean_session.py, bounds.py);
+- session: `bounded_session(...).request`, as the adapters send (bounded_session.py: a plain
+  request straight through urllib3);
 - send: the session's `send` of a request prepared once;
 - transport: the transport's `send` of it (BoundedTransport: the deadline's watch, the body
   read in chunks);
