@@ -289,9 +289,9 @@ def _read_body(
     the last byte that came, where a read of a whole chunk would hold them all back) into
     `chunks`, given up past the cap or the deadline."""
     received = 0
-    # a body sent as it is (not compressed) is whole when its declared length came: urllib3 has
-    # given its connection back then, and the read that would find its end is not needed
-    as_it_is = "Content-Encoding" not in response.headers
+    # a body not compressed is whole when its declared length came: urllib3 has given its
+    # connection back then, and the read that would find its end is not needed
+    uncompressed = "Content-Encoding" not in response.headers
     while piece := response.raw.read1(_CHUNK, decode_content=True):
         received += len(piece)
         if received > cap:
@@ -301,7 +301,7 @@ def _read_body(
         if deadline.left() <= 0:
             response.close()
             raise DeadlinePassed(deadline, response.status_code, b"".join(chunks))
-        if as_it_is and response.raw.length_remaining == 0:
+        if uncompressed and response.raw.length_remaining == 0:
             break
     return b"".join(chunks)
 
